@@ -1,0 +1,90 @@
+// A realm's stream of events: reservation of ids for a mutation's events, their insertion in the
+// log inside its transaction, and their release to subscribers (the queues) after commit, in id
+// order. Only actors that own a write call into this.
+import type { CommonQueryMethods, DatabasePool } from 'slonik';
+import { insertEvents } from '../store/events.js';
+import { ReleaseOrder, type EventSpec, type IdAllocator, type Pending, type PublishedEvent } from './event-sequencer.js';
+
+export type Emit = (event: EventSpec) => void;
+export type Deliver = (events: readonly PublishedEvent[]) => void;
+
+export class RealmEventStream {
+  private readonly order: ReleaseOrder;
+  private readonly subscribers: Deliver[] = [];
+
+  constructor(
+    readonly realmId: number,
+    private readonly ids: IdAllocator,
+    floor: number,
+  ) {
+    this.order = new ReleaseOrder(floor, (events) => {
+      for (const s of this.subscribers) s(events);
+    });
+  }
+
+  /** Everything at or below this id has been released; a new queue starts here. */
+  get releasedThrough(): number {
+    return this.order.releasedThrough;
+  }
+
+  subscribe(deliver: Deliver): void {
+    this.subscribers.push(deliver);
+  }
+
+  /** Reserve ids for the events and write them to the log; call inside the transaction. */
+  async append(tx: CommonQueryMethods, specs: readonly EventSpec[]): Promise<{ ticket: Pending; events: PublishedEvent[] }> {
+    const reserved = this.ids.reserve(specs.length, tx);
+    const ids = Array.isArray(reserved) ? reserved : await reserved;
+    const ticket = this.order.track(ids[0]!);
+    const events = specs.map((s, i) => ({ ...s, id: ids[i]!, persisted: true }));
+    try {
+      await insertEvents(tx, this.realmId, events);
+    } catch (e) {
+      this.order.abort(ticket);
+      throw e;
+    }
+    return { ticket, events };
+  }
+
+  committed(ticket: Pending, events: PublishedEvent[]): void {
+    this.order.complete(ticket, events);
+  }
+
+  aborted(ticket: Pending): void {
+    this.order.abort(ticket);
+  }
+
+  /** Events that are not logged (typing): released as soon as every earlier event is. */
+  async publishEphemeral(specs: readonly EventSpec[]): Promise<void> {
+    if (specs.length === 0) return;
+    const reserved = this.ids.reserve(specs.length);
+    const ids = Array.isArray(reserved) ? reserved : await reserved;
+    const ticket = this.order.track(ids[0]!);
+    this.order.complete(ticket, specs.map((s, i) => ({ ...s, id: ids[i]!, persisted: false })));
+  }
+}
+
+/**
+ * Run `work` in one transaction; the events it emits are logged in that transaction and
+ * released to queues only after it commits. Call from the actor that owns the write.
+ */
+export async function writeWithEvents<T>(
+  db: DatabasePool,
+  stream: RealmEventStream,
+  work: (tx: CommonQueryMethods, emit: Emit) => Promise<T>,
+): Promise<T> {
+  const appended: { value: { ticket: Pending; events: PublishedEvent[] } | null } = { value: null };
+  try {
+    const result = await db.transaction(async (tx) => {
+      const specs: EventSpec[] = [];
+      const r = await work(tx, (e) => specs.push(e));
+      if (specs.length > 0) appended.value = await stream.append(tx, specs);
+      return r;
+    });
+    if (appended.value) stream.committed(appended.value.ticket, appended.value.events);
+    return result;
+  } catch (e) {
+    if (appended.value) stream.aborted(appended.value.ticket);
+    throw e;
+  }
+}

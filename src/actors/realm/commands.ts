@@ -1,0 +1,12 @@
+// The realm actor's command table: one spread per resource module. A command is
+// `(ctx: RealmContext, input) => Promise<output>`; RealmHandle.ask is typed from this table.
+import { userCommands } from './users.js';
+
+export const realmCommands = {
+  ...userCommands,
+};
+
+type Commands = typeof realmCommands;
+export type CommandName = keyof Commands;
+export type CommandInput<K extends CommandName> = Parameters<Commands[K]>[1];
+export type CommandOutput<K extends CommandName> = Awaited<ReturnType<Commands[K]>>;

@@ -1,0 +1,121 @@
+// The set of organizations served by this process: Host → realm, lazily loaded realm actors,
+// and organization creation. A server with a single organization serves it on any host.
+import { errors } from '../../domain/errors.js';
+import { REALM_GROUP_SETTING_DEFAULTS, realmSettingsSchema } from '../../domain/realm-settings.js';
+import { createSystemGroups } from '../../store/groups.js';
+import { insertRealm, listRealms, updateRealmSettings, type RealmRow } from '../../store/realms.js';
+import type { Services } from '../../services.js';
+import { RealmEventStream } from '../realm-events.js';
+import { RealmHandle } from './actor.js';
+import { loadRealmState } from './state.js';
+
+const HOST = /^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*(:\d{1,5})?$/;
+
+/** Lower-case host[:port] without a trailing dot, or null when it is not a host name. */
+export function normalizeHost(host: string | undefined): string | null {
+  if (!host) return null;
+  const h = host.trim().toLowerCase().replace(/\.(?=:|$)/, '');
+  return HOST.test(h) ? h : null;
+}
+
+const stripPort = (h: string) => h.replace(/:\d+$/, '');
+
+export interface NewRealm {
+  readonly host: string;
+  readonly url?: string | undefined;
+  readonly name: string;
+  readonly description?: string | undefined;
+}
+
+export class RealmDirectory {
+  private readonly loaded = new Map<number, Promise<RealmHandle>>();
+  private readonly hosts = new Map<string, number>();
+  private readonly loadHooks: Array<(realm: RealmHandle) => void> = [];
+
+  constructor(
+    private readonly services: Services,
+    /** Event ids at or below this were handed out before this process started. */
+    private readonly eventFloor: number,
+  ) {}
+
+  async init(): Promise<void> {
+    for (const r of await listRealms(this.services.db)) this.hosts.set(r.host, r.id);
+  }
+
+  /** Run for every realm when its actor starts (the event system attaches its queues). */
+  onLoad(hook: (realm: RealmHandle) => void): void {
+    this.loadHooks.push(hook);
+  }
+
+  get count(): number {
+    return this.hosts.size;
+  }
+
+  /** The organization served at this Host header, if any. */
+  resolve(hostHeader: string | undefined): Promise<RealmHandle> | null {
+    const id = this.idForHost(hostHeader);
+    return id === undefined ? null : this.get(id);
+  }
+
+  private idForHost(hostHeader: string | undefined): number | undefined {
+    const host = normalizeHost(hostHeader);
+    if (host) {
+      const exact = this.hosts.get(host);
+      if (exact !== undefined) return exact;
+      const bare = stripPort(host);
+      for (const [h, id] of this.hosts) if (stripPort(h) === bare) return id;
+    }
+    if (this.hosts.size === 1) return this.hosts.values().next().value;
+    return undefined;
+  }
+
+  get(id: number): Promise<RealmHandle> {
+    let p = this.loaded.get(id);
+    if (!p) {
+      p = this.load(id);
+      this.loaded.set(id, p);
+      p.catch(() => this.loaded.delete(id));
+    }
+    return p;
+  }
+
+  private async load(id: number): Promise<RealmHandle> {
+    const state = await loadRealmState(this.services.db, id);
+    const handle = new RealmHandle(this.services, state, new RealmEventStream(id, this.services.ids, this.eventFloor));
+    for (const hook of this.loadHooks) hook(handle);
+    return handle;
+  }
+
+  list(): Promise<readonly RealmRow[]> {
+    return listRealms(this.services.db);
+  }
+
+  /** Create an organization with its system groups and default settings. */
+  async create(input: NewRealm): Promise<RealmHandle> {
+    const host = normalizeHost(input.host);
+    if (!host) throw errors.badRequest(`Invalid host '${input.host}'`);
+    if (this.hosts.has(host)) throw errors.badRequest(`An organization is already served at ${host}`);
+    const name = input.name.trim();
+    if (name.length === 0 || name.length > 40) throw errors.badRequest('Organization name must be 1 to 40 characters');
+    const url = (input.url ?? defaultUrl(host)).replace(/\/+$/, '');
+    const id = await this.services.db.transaction(async (tx) => {
+      const realm = await insertRealm(tx, { host, url, name, description: input.description });
+      const groups = await createSystemGroups(tx, realm.id);
+      const settings = realmSettingsSchema.parse({});
+      settings.groups = Object.fromEntries(
+        Object.entries(REALM_GROUP_SETTING_DEFAULTS).map(([setting, group]) => [setting, groups.get(group)!]),
+      );
+      await updateRealmSettings(tx, realm.id, settings);
+      return realm.id;
+    });
+    this.hosts.set(host, id);
+    return this.get(id);
+  }
+}
+
+/** http for loopback and bare IP hosts, https otherwise. */
+function defaultUrl(host: string): string {
+  const bare = stripPort(host);
+  const local = bare === 'localhost' || bare.endsWith('.localhost') || /^\d+\.\d+\.\d+\.\d+$/.test(bare);
+  return `${local ? 'http' : 'https'}://${host}`;
+}

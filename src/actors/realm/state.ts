@@ -1,0 +1,104 @@
+// What a realm actor keeps in memory: the organization, its users and its groups. Handlers read
+// it synchronously for authentication and permission checks; only the realm actor changes it,
+// and only after the change committed. Records are immutable: a change replaces the record in
+// its map, so a handler holding one across an await sees a consistent (if older) value.
+import type { CommonQueryMethods } from 'slonik';
+import { isMemberRecursive, type GroupLike } from '../../domain/group-membership.js';
+import { parseRealmSettings, type RealmSettings } from '../../domain/realm-settings.js';
+import type { SystemGroupName } from '../../domain/system-groups.js';
+import { parseUserSettings, type UserSettings } from '../../domain/user-settings.js';
+import { listGroups, type GroupRow } from '../../store/groups.js';
+import { getRealm, type RealmRow } from '../../store/realms.js';
+import { listRealmUsers, type UserRow } from '../../store/users.js';
+
+export interface RealmRecord extends Omit<RealmRow, 'settings'> {
+  readonly settings: RealmSettings;
+}
+
+export interface UserRecord extends Omit<UserRow, 'settings'> {
+  readonly settings: UserSettings;
+}
+
+export interface GroupRecord extends Omit<GroupRow, 'members' | 'subgroups' | 'settings' | 'deactivated'>, GroupLike {
+  readonly settings: Readonly<Record<string, number>>;
+}
+
+export const toRealmRecord = (r: RealmRow): RealmRecord => ({ ...r, settings: parseRealmSettings(r.settings) });
+export const toUserRecord = (u: UserRow): UserRecord => ({ ...u, settings: parseUserSettings(u.settings) });
+export const toGroupRecord = (g: GroupRow): GroupRecord => ({
+  ...g,
+  settings: (g.settings ?? {}) as Record<string, number>,
+  members: new Set(g.members),
+  subgroups: new Set(g.subgroups),
+});
+
+export class RealmState {
+  realm: RealmRecord;
+  readonly users = new Map<number, UserRecord>();
+  private readonly byEmail = new Map<string, number>();
+  readonly groups = new Map<number, GroupRecord>();
+  readonly systemGroups = new Map<SystemGroupName, number>();
+
+  constructor(realm: RealmRecord, users: readonly UserRecord[], groups: readonly GroupRecord[]) {
+    this.realm = realm;
+    for (const u of users) this.putUser(u);
+    for (const g of groups) this.putGroup(g);
+  }
+
+  get id(): number {
+    return this.realm.id;
+  }
+
+  user(id: number): UserRecord | undefined {
+    return this.users.get(id);
+  }
+
+  /** By API email (what Basic authentication presents), case-insensitively. */
+  userByEmail(email: string): UserRecord | undefined {
+    const id = this.byEmail.get(email.toLowerCase());
+    return id === undefined ? undefined : this.users.get(id);
+  }
+
+  /** By real address (the login name), case-insensitively. */
+  userByDeliveryEmail(email: string): UserRecord | undefined {
+    const e = email.toLowerCase();
+    for (const u of this.users.values()) if (u.delivery_email.toLowerCase() === e) return u;
+    return undefined;
+  }
+
+  putUser(u: UserRecord): void {
+    const prev = this.users.get(u.id);
+    if (prev && prev.email.toLowerCase() !== u.email.toLowerCase()) this.byEmail.delete(prev.email.toLowerCase());
+    this.users.set(u.id, u);
+    this.byEmail.set(u.email.toLowerCase(), u.id);
+  }
+
+  putGroup(g: GroupRecord): void {
+    this.groups.set(g.id, g);
+    if (g.is_system_group && g.name) this.systemGroups.set(g.name as SystemGroupName, g.id);
+  }
+
+  systemGroupId(name: SystemGroupName): number {
+    const id = this.systemGroups.get(name);
+    if (id === undefined) throw new Error(`Realm ${this.id} has no system group ${name}`);
+    return id;
+  }
+
+  /** Membership of an active user in a group, directly or through subgroups. */
+  isInGroup(userId: number, groupId: number): boolean {
+    const u = this.users.get(userId);
+    if (!u || !u.is_active) return false;
+    return isMemberRecursive(this.groups, groupId, userId);
+  }
+
+  /** Whether the user holds an organization-level group permission (e.g. can_create_groups). */
+  hasRealmPermission(userId: number, setting: string): boolean {
+    const groupId = this.realm.settings.groups[setting];
+    return groupId !== undefined && this.isInGroup(userId, groupId);
+  }
+}
+
+export async function loadRealmState(db: CommonQueryMethods, realmId: number): Promise<RealmState> {
+  const [realm, users, groups] = await Promise.all([getRealm(db, realmId), listRealmUsers(db, realmId), listGroups(db, realmId)]);
+  return new RealmState(toRealmRecord(realm), users.map(toUserRecord), groups.map(toGroupRecord));
+}

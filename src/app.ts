@@ -1,0 +1,87 @@
+// The application object: every service and the realm directory, built from a config. main.ts
+// adds HTTP on top; tests and the CLI use it without sockets.
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Logger } from 'pino';
+import { IdAllocator } from './actors/event-sequencer.js';
+import { RealmDirectory } from './actors/realm/directory.js';
+import { startRuntime } from './actors/runtime.js';
+import { systemClock, type Clock } from './clock.js';
+import type { Config } from './config.js';
+import { newServerSecret, secretFromBase64, type ServerSecret } from './domain/secrets.js';
+import { SlidingWindowLimiter } from './http/rate-limit.js';
+import type { Services } from './services.js';
+import { openDatabase, type Database } from './store/database.js';
+import { migrate } from './store/migrate.js';
+
+export interface App extends Services {
+  readonly database: Database;
+  readonly realms: RealmDirectory;
+  readonly loginLimits: { readonly perUser: SlidingWindowLimiter; readonly perIp: SlidingWindowLimiter };
+  /** Stop actors and close the database (HTTP is closed by its owner first). */
+  close(): Promise<void>;
+}
+
+export interface AppOptions {
+  readonly config: Config;
+  readonly log: Logger;
+  readonly clock?: Clock;
+  /** An already open database (tests); otherwise opened from the config. */
+  readonly database?: Database;
+  readonly secret?: ServerSecret;
+}
+
+export async function createApp(o: AppOptions): Promise<App> {
+  const { config, log } = o;
+  const clock = o.clock ?? systemClock;
+  const database =
+    o.database ??
+    (await openDatabase({
+      url: config.databaseUrl,
+      dataDir: config.databaseUrl ? undefined : join(config.dataDir, 'pg'),
+      poolMax: config.db.poolMax,
+      poolMin: config.db.poolMin,
+      connectTimeoutMs: config.db.connectTimeoutMs,
+      statementTimeoutMs: config.db.statementTimeoutMs,
+      log,
+    }));
+  try {
+    const migrated = await migrate(database.pool);
+    if (migrated.applied.length > 0) log.info({ applied: migrated.applied }, 'migrations applied');
+    const secret = o.secret ?? loadServerSecret(config);
+    const runtime = startRuntime(log, config.actorAskTimeoutMs);
+    const ids = new IdAllocator(database.pool);
+    const floor = await ids.init();
+    const services: Services = { config, db: database.pool, dbKind: database.kind, log, clock, secret, runtime, ids };
+    const realms = new RealmDirectory(services, floor);
+    await realms.init();
+    const windowMs = config.loginLimits.windowSeconds * 1000;
+    return {
+      ...services,
+      database,
+      realms,
+      loginLimits: {
+        perUser: new SlidingWindowLimiter(config.loginLimits.perUser, windowMs, clock),
+        perIp: new SlidingWindowLimiter(config.loginLimits.perIp, windowMs, clock),
+      },
+      async close() {
+        runtime.stop();
+        if (!o.database) await database.close();
+      },
+    };
+  } catch (e) {
+    if (!o.database) await database.close();
+    throw e;
+  }
+}
+
+/** SECRET_KEY, or DATA_DIR/secret.key (created on first start, mode 0600). */
+export function loadServerSecret(config: Config): ServerSecret {
+  if (config.secretKey) return secretFromBase64(config.secretKey);
+  const file = join(config.dataDir, 'secret.key');
+  if (!existsSync(file)) {
+    mkdirSync(config.dataDir, { recursive: true });
+    writeFileSync(file, newServerSecret() + '\n', { mode: 0o600, flag: 'wx' });
+  }
+  return secretFromBase64(readFileSync(file, 'utf8').trim());
+}

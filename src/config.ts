@@ -1,0 +1,139 @@
+// The environment, parsed once with zod and frozen. Every tunable of Parley is here, with its
+// default; README.md documents the same table. A bad value stops the process at start with a
+// message naming the variable.
+import { resolve } from 'node:path';
+import { z } from 'zod';
+
+const int = (min: number, max = Number.MAX_SAFE_INTEGER) => z.coerce.number().int().min(min).max(max);
+const bool = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'])
+  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+const url = z.string().url();
+
+const schema = z.object({
+  HOST: z.string().min(1).default('127.0.0.1'),
+  PORT: int(0, 65535).default(9991),
+  EXTERNAL_URL: url.optional(),
+  DATABASE_URL: url.optional(),
+  DATA_DIR: z.string().min(1).default('./data'),
+  SECRET_KEY: z
+    .string()
+    .regex(/^[A-Za-z0-9+/]{43}=$/, 'must be the standard Base64 encoding of 32 bytes')
+    .optional(),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+
+  DB_POOL_MAX: int(1, 1000).default(10),
+  DB_POOL_MIN: int(0, 1000).default(2),
+  DB_CONNECT_TIMEOUT_MS: int(100).default(5000),
+  DB_STATEMENT_TIMEOUT_MS: int(100).default(30000),
+
+  MAX_BODY_BYTES: int(1024).default(26 * 1024 * 1024),
+  BODY_TIMEOUT_MS: int(100).default(30000),
+  ACTOR_ASK_TIMEOUT_MS: int(100).default(30000),
+
+  LOGIN_FAILURES_PER_USER: int(1).default(5),
+  LOGIN_FAILURES_PER_IP: int(1).default(50),
+  LOGIN_FAILURE_WINDOW_SECONDS: int(1).default(30 * 60),
+  SHUTDOWN_TIMEOUT_MS: int(100).default(10000),
+
+  BOOTSTRAP_REALM_NAME: z.string().min(1).default('Parley'),
+  BOOTSTRAP_OWNER_EMAIL: z.string().email().default('owner@parley.localhost'),
+  BOOTSTRAP_OWNER_NAME: z.string().min(1).default('Organization Owner'),
+});
+
+export type Env = z.input<typeof schema>;
+
+export interface Config {
+  readonly host: string;
+  readonly port: number;
+  /** The server's own URL; the organization created on first start is served here. */
+  readonly externalUrl: string;
+  readonly databaseUrl: string | undefined;
+  readonly dataDir: string;
+  readonly secretKey: string | undefined;
+  readonly logLevel: string;
+  readonly db: {
+    readonly poolMax: number;
+    readonly poolMin: number;
+    readonly connectTimeoutMs: number;
+    readonly statementTimeoutMs: number;
+  };
+  readonly http: {
+    readonly maxBodyBytes: number;
+    readonly bodyTimeoutMs: number;
+  };
+  readonly actorAskTimeoutMs: number;
+  readonly loginLimits: {
+    readonly perUser: number;
+    readonly perIp: number;
+    readonly windowSeconds: number;
+  };
+  readonly shutdownTimeoutMs: number;
+  readonly bootstrap: {
+    readonly realmName: string;
+    readonly ownerEmail: string;
+    readonly ownerName: string;
+  };
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Parse the environment. Empty strings count as unset. Throws ConfigError naming each bad variable. */
+export function parseConfig(env: Record<string, string | undefined>): Config {
+  const known = Object.keys(schema.shape);
+  const input: Record<string, string> = {};
+  for (const key of known) {
+    const value = env[key];
+    if (value !== undefined && value !== '') input[key] = value;
+  }
+  const parsed = schema.safeParse(input);
+  if (!parsed.success) {
+    throw new ConfigError(
+      parsed.error.issues.map((i) => `${i.path.join('.')}=${JSON.stringify(input[String(i.path[0])])}: ${i.message}`),
+    );
+  }
+  const e = parsed.data;
+  if (e.DB_POOL_MIN > e.DB_POOL_MAX) {
+    throw new ConfigError([`DB_POOL_MIN=${e.DB_POOL_MIN}: must not exceed DB_POOL_MAX=${e.DB_POOL_MAX}`]);
+  }
+  const ownHost = e.HOST === '0.0.0.0' || e.HOST === '::' ? '127.0.0.1' : e.HOST;
+  const config: Config = {
+    host: e.HOST,
+    port: e.PORT,
+    externalUrl: (e.EXTERNAL_URL ?? `http://${ownHost}:${e.PORT}`).replace(/\/+$/, ''),
+    databaseUrl: e.DATABASE_URL,
+    dataDir: resolve(e.DATA_DIR),
+    secretKey: e.SECRET_KEY,
+    logLevel: e.LOG_LEVEL,
+    db: {
+      poolMax: e.DB_POOL_MAX,
+      poolMin: e.DB_POOL_MIN,
+      connectTimeoutMs: e.DB_CONNECT_TIMEOUT_MS,
+      statementTimeoutMs: e.DB_STATEMENT_TIMEOUT_MS,
+    },
+    http: { maxBodyBytes: e.MAX_BODY_BYTES, bodyTimeoutMs: e.BODY_TIMEOUT_MS },
+    actorAskTimeoutMs: e.ACTOR_ASK_TIMEOUT_MS,
+    loginLimits: {
+      perUser: e.LOGIN_FAILURES_PER_USER,
+      perIp: e.LOGIN_FAILURES_PER_IP,
+      windowSeconds: e.LOGIN_FAILURE_WINDOW_SECONDS,
+    },
+    shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
+    bootstrap: {
+      realmName: e.BOOTSTRAP_REALM_NAME,
+      ownerEmail: e.BOOTSTRAP_OWNER_EMAIL,
+      ownerName: e.BOOTSTRAP_OWNER_NAME,
+    },
+  };
+  return deepFreeze(config);
+}
+
+function deepFreeze<T extends object>(o: T): T {
+  for (const v of Object.values(o)) if (v && typeof v === 'object') deepFreeze(v);
+  return Object.freeze(o);
+}

@@ -1,0 +1,61 @@
+// The API's user object as a given viewer sees it (GET /users, /users/me, realm_users, events).
+import { avatarUrl } from './avatar.js';
+import { canSeeDeliveryEmail } from './emails.js';
+import { roleFlags } from './roles.js';
+
+export interface ViewableUser {
+  readonly id: number;
+  readonly realm_id: number;
+  readonly email: string;
+  readonly delivery_email: string;
+  readonly full_name: string;
+  readonly role: number;
+  readonly is_active: boolean;
+  readonly is_bot: boolean;
+  readonly bot_type: number | null;
+  readonly bot_owner_id: number | null;
+  readonly is_imported_stub: boolean;
+  readonly date_joined: number;
+  readonly timezone: string;
+  readonly avatar_source: string;
+  readonly avatar_version: number;
+  readonly settings: { readonly email_address_visibility: number; readonly timezone?: string };
+}
+
+export interface UserViewOptions {
+  readonly clientExtavatar: boolean;
+  /** Custom profile data (humans only), keyed by field id; omitted when undefined. */
+  readonly profileData?: Record<string, { value: string; rendered_value?: string }> | undefined;
+}
+
+export function isoDate(ms: number): string {
+  return new Date(ms).toISOString().replace('Z', '+00:00');
+}
+
+export function formatUser(
+  viewer: { id: number; role: number } | null,
+  u: ViewableUser,
+  o: UserViewOptions,
+): Record<string, unknown> {
+  const out: Record<string, unknown> = {
+    user_id: u.id,
+    email: u.email,
+    delivery_email: canSeeDeliveryEmail(viewer, { id: u.id, visibility: u.settings.email_address_visibility })
+      ? u.delivery_email
+      : null,
+    full_name: u.full_name,
+    role: u.role,
+    ...roleFlags(u.role),
+    is_active: u.is_active,
+    is_bot: u.is_bot,
+    bot_type: u.bot_type,
+    is_imported_stub: u.is_imported_stub,
+    date_joined: isoDate(u.date_joined),
+    timezone: u.timezone,
+    avatar_url: avatarUrl(u, o.clientExtavatar),
+    avatar_version: u.avatar_version,
+  };
+  if (u.is_bot) out.bot_owner_id = u.bot_owner_id;
+  if (!u.is_bot && o.profileData !== undefined) out.profile_data = o.profileData;
+  return out;
+}

@@ -1,0 +1,168 @@
+// The API's parameter codecs (conventions 2 and 8): every value arrives as text; arrays and
+// objects are JSON-encoded, booleans are `true`/`false`. Each codec is a zod schema over the raw
+// string whose messages carry a `{var}` placeholder; validateParams substitutes the parameter's
+// name (with an index path inside JSON values) and turns the first problem into an ApiError.
+import { z, type ZodErrorMap, type ZodTypeAny } from 'zod';
+import { ApiError, errors } from '../domain/errors.js';
+
+const VAR = '{var}';
+const raw = z.string({ invalid_type_error: `${VAR} is not a string` });
+
+/** Messages for values inside a JSON parameter, e.g. `user_ids[2] is not an integer`. */
+const jsonErrorMap: ZodErrorMap = (issue) => {
+  const at = VAR + issue.path.map((p) => (typeof p === 'number' ? `[${p}]` : `["${p}"]`)).join('');
+  switch (issue.code) {
+    case 'invalid_type':
+      if (issue.received === 'undefined') return { message: `${at} key is missing` };
+      return { message: `${at} is not ${TYPE_NAMES[issue.expected] ?? `a ${issue.expected}`}` };
+    case 'invalid_enum_value':
+    case 'invalid_literal':
+    case 'invalid_union':
+    case 'invalid_union_discriminator':
+      return { message: `Invalid ${at}` };
+    case 'too_big':
+      if (issue.type === 'string') return { message: `${at} is too long (limit: ${issue.maximum} characters)` };
+      if (issue.type === 'array') return { message: `${at} has too many items (limit: ${issue.maximum})` };
+      return { message: `${at} is too large` };
+    case 'too_small':
+      if (issue.type === 'string' && issue.minimum === 1) return { message: `${at} cannot be blank` };
+      if (issue.type === 'string') return { message: `${at} is too short` };
+      if (issue.type === 'array') return { message: `${at} needs at least ${issue.minimum} items` };
+      return { message: `${at} is too small` };
+    case 'unrecognized_keys':
+      return { message: `Unexpected arguments in ${at}: ${issue.keys.join(', ')}` };
+    case 'custom':
+      return { message: issue.message ? issue.message.replaceAll(VAR, at) : `Invalid ${at}` };
+    default:
+      return { message: `Invalid ${at}` };
+  }
+};
+
+const TYPE_NAMES: Record<string, string> = {
+  integer: 'an integer',
+  number: 'a number',
+  string: 'a string',
+  boolean: 'a boolean',
+  array: 'a list',
+  object: 'a dict',
+  null: 'null',
+};
+
+function parseIntStrict(s: string): number | null {
+  const t = s.trim();
+  if (!/^-?\d{1,16}$/.test(t)) return null;
+  const n = Number(t);
+  return Number.isSafeInteger(n) ? n : null;
+}
+
+/** Codecs: `p.int()`, `p.bool()`, `p.json(schema)`, … All accept the raw string. */
+export const p = {
+  /** Plain text; optionally bounded. */
+  string(o: { max?: number; min?: number; trim?: boolean } = {}) {
+    return raw.transform((s, ctx) => {
+      const v = o.trim ? s.trim() : s;
+      if (o.max !== undefined && [...v].length > o.max) {
+        ctx.addIssue({ code: 'custom', message: `${VAR} is too long (limit: ${o.max} characters)` });
+        return z.NEVER;
+      }
+      if (o.min !== undefined && v.length < o.min) {
+        ctx.addIssue({ code: 'custom', message: o.min === 1 ? `${VAR} cannot be blank` : `${VAR} is too short` });
+        return z.NEVER;
+      }
+      return v;
+    });
+  },
+
+  int(o: { min?: number; max?: number } = {}) {
+    return raw.transform((s, ctx) => {
+      const n = parseIntStrict(s);
+      if (n === null) {
+        ctx.addIssue({ code: 'custom', message: `${VAR} is not an integer` });
+        return z.NEVER;
+      }
+      if ((o.min !== undefined && n < o.min) || (o.max !== undefined && n > o.max)) {
+        ctx.addIssue({ code: 'custom', message: `${VAR} is out of range` });
+        return z.NEVER;
+      }
+      return n;
+    });
+  },
+
+  bool() {
+    return raw.transform((s, ctx) => {
+      const t = s.trim();
+      if (t === 'true' || t === 'True') return true;
+      if (t === 'false' || t === 'False') return false;
+      ctx.addIssue({ code: 'custom', message: `${VAR} is not a boolean` });
+      return z.NEVER;
+    });
+  },
+
+  enum<const T extends readonly [string, ...string[]]>(values: T) {
+    return raw.transform((s, ctx) => {
+      if ((values as readonly string[]).includes(s)) return s as T[number];
+      ctx.addIssue({ code: 'custom', message: `Invalid ${VAR}` });
+      return z.NEVER;
+    });
+  },
+
+  /** A JSON-encoded value validated by `schema` (messages name the path inside it). */
+  json<T extends ZodTypeAny>(schema: T) {
+    return raw.transform((s, ctx): z.output<T> => {
+      let value: unknown;
+      try {
+        value = JSON.parse(s);
+      } catch {
+        ctx.addIssue({ code: 'custom', message: `Argument "${VAR}" is not valid JSON.` });
+        return z.NEVER;
+      }
+      const r = schema.safeParse(value, { errorMap: jsonErrorMap });
+      if (!r.success) {
+        ctx.addIssue({ code: 'custom', message: r.error.issues[0]!.message });
+        return z.NEVER;
+      }
+      return r.data;
+    });
+  },
+
+  /** A JSON array of integers, e.g. user_ids. */
+  intList() {
+    return p.json(z.array(z.number().int()));
+  },
+};
+
+/** Inner JSON schemas shared by endpoints. */
+export const j = {
+  /** Group-setting value (convention 8): a group id or {direct_members, direct_subgroups}. */
+  groupSetting: z.union([
+    z.number().int(),
+    z
+      .object({ direct_members: z.array(z.number().int()), direct_subgroups: z.array(z.number().int()) })
+      .strict(),
+  ]),
+};
+
+export type ParamShape = z.ZodRawShape;
+
+/**
+ * Validate raw parameters against an endpoint's schema. Returns the parsed values and the names
+ * the endpoint does not take (`ignored_parameters_unsupported`).
+ */
+export function validateParams<S extends z.ZodObject<ParamShape>>(
+  schema: S,
+  input: Readonly<Record<string, string>>,
+): { values: z.output<S>; ignored: string[] } {
+  const shape = schema.shape;
+  const ignored = Object.keys(input).filter((k) => !(k in shape));
+  const r = schema.safeParse(input);
+  if (r.success) return { values: r.data, ignored };
+  throw toApiError(r.error.issues[0]!);
+}
+
+function toApiError(issue: z.ZodIssue): ApiError {
+  const name = String(issue.path[0] ?? 'argument');
+  if (issue.code === 'invalid_type' && issue.received === 'undefined') return errors.missingArgument(name);
+  if (issue.code === 'custom' && issue.message) return errors.invalidParameter(issue.message.replaceAll(VAR, name));
+  if (issue.code === 'invalid_type') return errors.invalidParameter(`${name} is not ${TYPE_NAMES[issue.expected] ?? 'valid'}`);
+  return errors.invalidParameter(issue.message.includes(VAR) ? issue.message.replaceAll(VAR, name) : `Invalid ${name}`);
+}

@@ -1,0 +1,16 @@
+// The one route table. `api` paths are relative to /api/v1; `site` paths are served at the root.
+// Reading this file shows the whole HTTP surface of Parley.
+import { fetchApiKey } from './endpoints/auth.js';
+import { getHealth, getServerSettings } from './endpoints/server.js';
+import { getOwnUser } from './endpoints/users.js';
+import type { RouteTable } from './router.js';
+
+export const apiRoutes: RouteTable = {
+  '/fetch_api_key': { POST: fetchApiKey },
+  '/server_settings': { GET: getServerSettings },
+  '/users/me': { GET: getOwnUser },
+};
+
+export const siteRoutes: RouteTable = {
+  '/health': { GET: getHealth },
+};

@@ -1,0 +1,116 @@
+// Opening the database: a real Postgres when a URL is given, otherwise PGlite served on a
+// loopback socket so that slonik talks to both through the same driver (DESIGN.md §4).
+import { mkdirSync } from 'node:fs';
+import type { Logger } from 'pino';
+import {
+  createPool,
+  createTypeParserPreset,
+  type DatabasePool,
+  type Interceptor,
+  type DriverTypeParser,
+} from 'slonik';
+
+export type { DatabasePool } from 'slonik';
+
+export interface DatabaseOptions {
+  /** postgres:// URL; when absent PGlite is opened in dataDir (or from loadDataDir). */
+  readonly url?: string | undefined;
+  readonly dataDir?: string | undefined;
+  /** A PGlite data-directory dump to start from (tests: a migrated template). */
+  readonly loadDataDir?: Blob | undefined;
+  readonly poolMax: number;
+  readonly poolMin: number;
+  readonly connectTimeoutMs: number;
+  readonly statementTimeoutMs: number;
+  readonly log: Logger;
+}
+
+export interface Database {
+  readonly pool: DatabasePool;
+  readonly kind: 'postgres' | 'embedded';
+  /** The URL slonik connects to (for the embedded database, its loopback socket). */
+  readonly url: string;
+  /** Embedded only: write the whole database as a tarball (test templates). */
+  dump?(): Promise<Blob>;
+  close(): Promise<void>;
+}
+
+/** Rows are validated against the zod schema a query declares (slonik leaves that to interceptors). */
+const resultParser: Interceptor = {
+  name: 'parley.result-parser',
+  transformRow(context, query, row) {
+    const parser = context.resultParser;
+    if (!parser) return row;
+    const parsed = parser.safeParse(row);
+    if (!parsed.success) {
+      throw new Error(
+        `Row does not match its schema (${parsed.error.issues
+          .map((i) => `${i.path.join('.')}: ${i.message}`)
+          .join('; ')}) for query: ${query.sql.slice(0, 200)}`,
+      );
+    }
+    return parsed.data as typeof row;
+  },
+};
+
+// Identifiers stay far below 2^53, so int8 is read as a JS number; timestamps as epoch ms.
+const typeParsers: DriverTypeParser[] = createTypeParserPreset().map((p) =>
+  p.name === 'int8' ? { name: 'int8', parse: (v: string) => Number.parseInt(v, 10) } : p,
+);
+
+function poolOptions(o: DatabaseOptions, max: number, min: number) {
+  return {
+    maximumPoolSize: max,
+    minimumPoolSize: min,
+    // The default DISCARD ALL after every query doubles the round trips of the hot paths.
+    resetConnection: async () => {},
+    idleTimeout: 60_000,
+    connectionTimeout: o.connectTimeoutMs,
+    statementTimeout: o.statementTimeoutMs,
+    idleInTransactionSessionTimeout: Math.max(o.statementTimeoutMs, 60_000),
+    captureStackTrace: false,
+    interceptors: [resultParser],
+    typeParsers,
+    // Our transactions reserve event ids; a silent re-run would reserve them twice.
+    transactionRetryLimit: 0,
+    queryRetryLimit: 0,
+  };
+}
+
+export async function openDatabase(o: DatabaseOptions): Promise<Database> {
+  if (o.url) {
+    const pool = await createPool(o.url, poolOptions(o, o.poolMax, o.poolMin));
+    return { pool, kind: 'postgres', url: o.url, close: () => pool.end() };
+  }
+  return openEmbedded(o);
+}
+
+async function openEmbedded(o: DatabaseOptions): Promise<Database> {
+  // Imported lazily: a deployment on Postgres never loads the WASM build.
+  const [{ PGlite }, { PGLiteSocketServer }] = await Promise.all([
+    import('@electric-sql/pglite'),
+    import('@electric-sql/pglite-socket'),
+  ]);
+  if (o.dataDir) mkdirSync(o.dataDir, { recursive: true });
+  const pg = await PGlite.create({
+    ...(o.dataDir ? { dataDir: o.dataDir } : {}),
+    ...(o.loadDataDir ? { loadDataDir: o.loadDataDir } : {}),
+  });
+  const server = new PGLiteSocketServer({ db: pg, host: '127.0.0.1', port: 0, maxConnections: 1 });
+  await server.start();
+  const url = `postgres://postgres@${server.getServerConn()}/postgres`;
+  // PGlite is one session: more than one pooled connection would interleave transactions.
+  const pool = await createPool(url, poolOptions(o, 1, 1));
+  o.log.debug({ url, dataDir: o.dataDir ?? null }, 'embedded database ready');
+  return {
+    pool,
+    kind: 'embedded',
+    url,
+    dump: () => pg.dumpDataDir('none') as Promise<Blob>,
+    async close() {
+      await pool.end();
+      await server.stop();
+      await pg.close();
+    },
+  };
+}

@@ -1,0 +1,47 @@
+// The event log (DESIGN.md §2): rows written in the transaction of the change they describe.
+import { sql, type CommonQueryMethods } from 'slonik';
+import { z } from 'zod';
+import type { PublishedEvent } from '../actors/event-sequencer.js';
+
+/** Insert persisted events; call inside the mutation's transaction. */
+export async function insertEvents(db: CommonQueryMethods, realmId: number, events: readonly PublishedEvent[]): Promise<void> {
+  if (events.length === 0) return;
+  const rows = events.map(
+    (e) => sql.fragment`(${e.id}, ${realmId}, ${e.type},
+      ${e.userIds === null ? null : sql.array(e.userIds as number[], 'int4')},
+      ${e.publicChannelId ?? null}, ${sql.jsonb(e.payload as never)},
+      ${e.perUser ? sql.jsonb(e.perUser as never) : null})`,
+  );
+  await db.query(sql.unsafe`
+    INSERT INTO events (id, realm_id, type, user_ids, public_channel_id, payload, per_user)
+    VALUES ${sql.join(rows, sql.fragment`, `)}`);
+}
+
+export const loggedEventRow = z.object({
+  id: z.number(),
+  type: z.string(),
+  user_ids: z.array(z.number()).nullable(),
+  public_channel_id: z.number().nullable(),
+  payload: z.record(z.unknown()),
+  per_user: z.record(z.record(z.unknown())).nullable(),
+});
+export type LoggedEventRow = z.infer<typeof loggedEventRow>;
+
+/**
+ * Logged events after `afterId` that a queue of `userId` may receive: addressed to the user,
+ * to everyone, or (with allPublic) message events of public channels.
+ */
+export function eventsForQueue(
+  db: CommonQueryMethods,
+  realmId: number,
+  userId: number | null,
+  afterId: number,
+  allPublic: boolean,
+): Promise<readonly LoggedEventRow[]> {
+  const mine = userId === null ? sql.fragment`false` : sql.fragment`${userId} = ANY(user_ids)`;
+  return db.any(sql.type(loggedEventRow)`
+    SELECT id, type, user_ids, public_channel_id, payload, per_user FROM events
+    WHERE realm_id = ${realmId} AND id > ${afterId}
+      AND (user_ids IS NULL OR ${mine} OR (${allPublic} AND public_channel_id IS NOT NULL))
+    ORDER BY id`);
+}

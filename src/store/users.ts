@@ -1,0 +1,98 @@
+// Users and bots. Call writes inside the realm actor's transaction.
+import { sql, type CommonQueryMethods } from 'slonik';
+import { z } from 'zod';
+
+const bytes = z.instanceof(Buffer);
+
+export const userRow = z.object({
+  id: z.number(),
+  realm_id: z.number(),
+  email: z.string(),
+  delivery_email: z.string(),
+  full_name: z.string(),
+  role: z.number(),
+  is_active: z.boolean(),
+  is_bot: z.boolean(),
+  bot_type: z.number().nullable(),
+  bot_owner_id: z.number().nullable(),
+  is_imported_stub: z.boolean(),
+  date_joined: z.number(),
+  timezone: z.string(),
+  avatar_source: z.string(),
+  avatar_version: z.number(),
+  api_key_hash: bytes,
+  can_change_user_emails: z.boolean(),
+  settings: z.unknown(),
+});
+export type UserRow = z.infer<typeof userRow>;
+
+const columns = sql.fragment`id, realm_id, email, delivery_email, full_name, role, is_active, is_bot,
+  bot_type, bot_owner_id, is_imported_stub, date_joined, timezone, avatar_source, avatar_version,
+  api_key_hash, can_change_user_emails, settings`;
+
+export interface NewUser {
+  realmId: number;
+  email: string;
+  deliveryEmail: string;
+  fullName: string;
+  role: number;
+  isBot: boolean;
+  botType: number | null;
+  botOwnerId: number | null;
+  passwordHash: string | null;
+  apiKeyHash: Buffer;
+  apiKeySealed: Buffer;
+  timezone?: string;
+  settings?: unknown;
+}
+
+export function insertUser(db: CommonQueryMethods, u: NewUser): Promise<UserRow> {
+  return db.one(sql.type(userRow)`
+    INSERT INTO users (realm_id, email, delivery_email, full_name, role, is_bot, bot_type, bot_owner_id,
+                       password_hash, api_key_hash, api_key_sealed, timezone, settings)
+    VALUES (${u.realmId}, ${u.email}, ${u.deliveryEmail}, ${u.fullName}, ${u.role}, ${u.isBot}, ${u.botType},
+            ${u.botOwnerId}, ${u.passwordHash}, ${sql.binary(u.apiKeyHash)}, ${sql.binary(u.apiKeySealed)},
+            ${u.timezone ?? ''}, ${sql.jsonb((u.settings ?? {}) as never)})
+    RETURNING ${columns}`);
+}
+
+export function listRealmUsers(db: CommonQueryMethods, realmId: number): Promise<readonly UserRow[]> {
+  return db.any(sql.type(userRow)`SELECT ${columns} FROM users WHERE realm_id = ${realmId} ORDER BY id`);
+}
+
+export function getUser(db: CommonQueryMethods, id: number): Promise<UserRow> {
+  return db.one(sql.type(userRow)`SELECT ${columns} FROM users WHERE id = ${id}`);
+}
+
+export function emailTaken(db: CommonQueryMethods, realmId: number, email: string): Promise<boolean> {
+  return db.exists(sql.unsafe`
+    SELECT 1 FROM users WHERE realm_id = ${realmId}
+      AND (lower(email) = lower(${email}) OR lower(delivery_email) = lower(${email}))`);
+}
+
+const credentialRow = z.object({ password_hash: z.string().nullable(), api_key_sealed: bytes });
+
+export function getCredentials(db: CommonQueryMethods, userId: number) {
+  return db.one(sql.type(credentialRow)`SELECT password_hash, api_key_sealed FROM users WHERE id = ${userId}`);
+}
+
+export async function setApiKey(db: CommonQueryMethods, userId: number, hash: Buffer, sealed: Buffer): Promise<void> {
+  await db.query(sql.unsafe`
+    UPDATE users SET api_key_hash = ${sql.binary(hash)}, api_key_sealed = ${sql.binary(sealed)} WHERE id = ${userId}`);
+}
+
+export async function setPasswordHash(db: CommonQueryMethods, userId: number, hash: string): Promise<void> {
+  await db.query(sql.unsafe`UPDATE users SET password_hash = ${hash} WHERE id = ${userId}`);
+}
+
+export async function setApiEmail(db: CommonQueryMethods, userId: number, email: string): Promise<void> {
+  await db.query(sql.unsafe`UPDATE users SET email = ${email} WHERE id = ${userId}`);
+}
+
+export async function setRole(db: CommonQueryMethods, userId: number, role: number): Promise<void> {
+  await db.query(sql.unsafe`UPDATE users SET role = ${role} WHERE id = ${userId}`);
+}
+
+export async function setActive(db: CommonQueryMethods, userId: number, active: boolean): Promise<void> {
+  await db.query(sql.unsafe`UPDATE users SET is_active = ${active} WHERE id = ${userId}`);
+}
