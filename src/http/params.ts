@@ -8,9 +8,16 @@ import { ApiError, errors } from '../domain/errors.js';
 const VAR = '{var}';
 const raw = z.string({ invalid_type_error: `${VAR} is not a string` });
 
+/** Inside JSON values, messages use `{at}`: the parameter name plus the path, e.g. `ids[2]`. */
+const AT = '{at}';
+const pathText = (path: ReadonlyArray<string | number>) =>
+  path.map((p) => (typeof p === 'number' ? `[${p}]` : `["${p}"]`)).join('');
+
 /** Messages for values inside a JSON parameter, e.g. `user_ids[2] is not an integer`. */
-const jsonErrorMap: ZodErrorMap = (issue) => {
-  const at = VAR + issue.path.map((p) => (typeof p === 'number' ? `[${p}]` : `["${p}"]`)).join('');
+const jsonErrorMap: ZodErrorMap = (issue, ctx) => {
+  // A message given by the schema itself (it mentions {at}) wins.
+  if (ctx.defaultError.includes(AT)) return { message: ctx.defaultError };
+  const at = AT;
   switch (issue.code) {
     case 'invalid_type':
       if (issue.received === 'undefined') return { message: `${at} key is missing` };
@@ -32,7 +39,7 @@ const jsonErrorMap: ZodErrorMap = (issue) => {
     case 'unrecognized_keys':
       return { message: `Unexpected arguments in ${at}: ${issue.keys.join(', ')}` };
     case 'custom':
-      return { message: issue.message ? issue.message.replaceAll(VAR, at) : `Invalid ${at}` };
+      return { message: issue.message ?? `Invalid ${at}` };
     default:
       return { message: `Invalid ${at}` };
   }
@@ -55,7 +62,10 @@ function parseIntStrict(s: string): number | null {
   return Number.isSafeInteger(n) ? n : null;
 }
 
-/** Codecs: `p.int()`, `p.bool()`, `p.json(schema)`, … All accept the raw string. */
+/**
+ * Codecs: `p.int()`, `p.bool()`, `p.json(schema)`, … All accept the raw string, so defaults are
+ * written the way a client would send them: `p.bool().default('false')`, `p.intList().default('[]')`.
+ */
 export const p = {
   /** Plain text; optionally bounded. */
   string(o: { max?: number; min?: number; trim?: boolean } = {}) {
@@ -118,7 +128,8 @@ export const p = {
       }
       const r = schema.safeParse(value, { errorMap: jsonErrorMap });
       if (!r.success) {
-        ctx.addIssue({ code: 'custom', message: r.error.issues[0]!.message });
+        const issue = r.error.issues[0]!;
+        ctx.addIssue({ code: 'custom', message: issue.message.replaceAll(AT, VAR + pathText(issue.path)) });
         return z.NEVER;
       }
       return r.data;
@@ -127,19 +138,20 @@ export const p = {
 
   /** A JSON array of integers, e.g. user_ids. */
   intList() {
-    return p.json(z.array(z.number().int()));
+    return p.json(z.array(j.int()));
   },
 };
 
-/** Inner JSON schemas shared by endpoints. */
+/** Schemas for values inside JSON parameters; messages may use `{at}` for their location. */
 export const j = {
+  int: () => z.number({ invalid_type_error: `${AT} is not an integer` }).int({ message: `${AT} is not an integer` }),
   /** Group-setting value (convention 8): a group id or {direct_members, direct_subgroups}. */
-  groupSetting: z.union([
-    z.number().int(),
-    z
-      .object({ direct_members: z.array(z.number().int()), direct_subgroups: z.array(z.number().int()) })
-      .strict(),
-  ]),
+  get groupSetting() {
+    return z.union([
+      j.int(),
+      z.object({ direct_members: z.array(j.int()), direct_subgroups: z.array(j.int()) }).strict(),
+    ]);
+  },
 };
 
 export type ParamShape = z.ZodRawShape;

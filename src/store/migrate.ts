@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { sql, type DatabasePool } from 'slonik';
 import { z } from 'zod';
 import { migrationsDir } from '../paths.js';
+import { splitStatements } from './sql-split.js';
 
 export interface Migration {
   readonly version: number;
@@ -77,7 +78,7 @@ export async function migrate(pool: DatabasePool, migrations = loadMigrations())
           continue;
         }
         await conn.transaction(async (tx) => {
-          await tx.query(sql.unsafe(templateOf(m.sql)));
+          for (const statement of splitStatements(m.sql)) await tx.query(sql.unsafe(templateOf(statement)));
           await tx.query(sql.unsafe`
             INSERT INTO schema_migrations (version, name, checksum) VALUES (${m.version}, ${m.name}, ${m.checksum})`);
         });
@@ -90,9 +91,9 @@ export async function migrate(pool: DatabasePool, migrations = loadMigrations())
   });
 }
 
-/** A whole SQL file as one simple-protocol query (no bound values, so several statements are allowed). */
+/** A statement of a migration file, run as written (no bound values). */
 function templateOf(text: string): TemplateStringsArray {
-  return Object.assign([text], { raw: [text] });
+  return Object.freeze(Object.assign([text], { raw: Object.freeze([text]) }));
 }
 
 /** The newest applied version, or 0 (health check). */

@@ -57,6 +57,17 @@ export class RealmDirectory {
     return id === undefined ? null : this.get(id);
   }
 
+  /** The organization at exactly this host (management commands: no single-realm fallback). */
+  exact(host: string): Promise<RealmHandle> | null {
+    const id = this.hosts.get(normalizeHost(host) ?? '');
+    return id === undefined ? null : this.get(id);
+  }
+
+  /** The only organization, when there is exactly one. */
+  only(): Promise<RealmHandle> | null {
+    return this.hosts.size === 1 ? this.get(this.hosts.values().next().value!) : null;
+  }
+
   private idForHost(hostHeader: string | undefined): number | undefined {
     const host = normalizeHost(hostHeader);
     if (host) {

@@ -1,0 +1,210 @@
+// The only importer of uWebSockets.js: adapts its connections to dispatch() (DESIGN.md §3).
+// - the request object dies at the first await, so everything dispatch needs is copied first;
+// - every response registers onAborted; deferred writes are corked;
+// - bodies are bounded in size (413) and in time (408: slow clients cannot hold a request open);
+// - a client that disconnects aborts the request's AbortSignal (parked long-polls let go).
+import * as uWS from 'uWebSockets.js';
+import type { Logger } from 'pino';
+import type { ApiRequest, ApiResponse, Dispatch } from './dispatch.js';
+import { errorResponse } from './dispatch.js';
+import { errors } from '../domain/errors.js';
+
+export interface HttpServerOptions {
+  readonly host: string;
+  readonly port: number;
+  readonly maxBodyBytes: number;
+  readonly bodyTimeoutMs: number;
+  readonly log: Logger;
+  readonly dispatch: Dispatch;
+  /** WebSocket routes (path → handlers); see socket.ts for the contract. */
+  readonly sockets?: Readonly<Record<string, SocketRoute>>;
+}
+
+/** A server-side WebSocket as the rest of Parley sees it (no uWS types leak out). */
+export interface ServerSocket {
+  /** Returns false when the send buffer is past its bound (the caller closes the socket). */
+  send(text: string): boolean;
+  close(code: number, reason: string): void;
+  bufferedAmount(): number;
+}
+
+export interface SocketRoute {
+  /** Decide from the upgrade request: null accepts, an ApiResponse refuses with it. */
+  accept(req: ApiRequest): Promise<{ ok: true; session: SocketSession } | { ok: false; response: ApiResponse }>;
+  readonly maxBackpressure: number;
+}
+
+export interface SocketSession {
+  open(socket: ServerSocket): void;
+  message(text: string): void;
+  close(code: number): void;
+}
+
+export interface HttpServer {
+  readonly port: number;
+  /** Stop accepting connections (existing ones are left to their owners). */
+  stopListening(): void;
+  /** Close every remaining connection. */
+  closeAll(): void;
+}
+
+const STATUS_TEXT: Record<number, string> = {
+  200: 'OK', 101: 'Switching Protocols', 204: 'No Content', 301: 'Moved Permanently', 302: 'Found',
+  304: 'Not Modified', 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found',
+  405: 'Method Not Allowed', 408: 'Request Timeout', 409: 'Conflict', 413: 'Payload Too Large',
+  415: 'Unsupported Media Type', 429: 'Too Many Requests', 500: 'Internal Server Error',
+  503: 'Service Unavailable',
+};
+const statusLine = (s: number) => `${s} ${STATUS_TEXT[s] ?? 'Status'}`;
+
+function writeResponse(res: uWS.HttpResponse, r: ApiResponse, closeConnection = false): void {
+  res.cork(() => {
+    res.writeStatus(statusLine(r.status));
+    for (const [k, v] of Object.entries(r.headers)) res.writeHeader(k, v);
+    res.end(r.body, closeConnection);
+  });
+}
+
+interface SocketData {
+  session: SocketSession;
+}
+
+export function startHttpServer(o: HttpServerOptions): Promise<HttpServer> {
+  const app = uWS.App();
+
+  app.any('/*', (res, req) => {
+    const headers: Record<string, string> = {};
+    req.forEach((k, v) => {
+      headers[k] = headers[k] === undefined ? v : `${headers[k]}, ${v}`;
+    });
+    const base = {
+      method: req.getCaseSensitiveMethod().toUpperCase(),
+      path: req.getUrl(),
+      query: req.getQuery() ?? '',
+      headers,
+      remoteAddress: Buffer.from(res.getRemoteAddressAsText()).toString(),
+    };
+    const controller = new AbortController();
+    let finished = false;
+    let timer: NodeJS.Timeout | undefined;
+    res.onAborted(() => {
+      finished = true;
+      clearTimeout(timer);
+      controller.abort();
+    });
+    const finish = (r: ApiResponse, close = false) => {
+      if (finished) return;
+      finished = true;
+      clearTimeout(timer);
+      writeResponse(res, r, close);
+    };
+    const run = (body: Buffer | null) => {
+      o.dispatch({ ...base, body, signal: controller.signal }).then(
+        (r) => finish(r),
+        (err: unknown) => {
+          o.log.error({ err }, 'dispatch threw');
+          finish(errorResponse(errors.internal('dispatch')));
+        },
+      );
+    };
+
+    const length = headers['content-length'];
+    const chunked = headers['transfer-encoding'] !== undefined;
+    if (length !== undefined && !/^\d+$/.test(length)) {
+      finish(errorResponse(errors.malformedBody('invalid Content-Length')), true);
+      return;
+    }
+    if (length !== undefined && Number(length) > o.maxBodyBytes) {
+      finish(errorResponse(errors.bodyTooLarge(o.maxBodyBytes)), true);
+      return;
+    }
+    if ((length === undefined || length === '0') && !chunked) {
+      run(null);
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let total = 0;
+    timer = setTimeout(() => finish(errorResponse(errors.requestTimeout()), true), o.bodyTimeoutMs);
+    res.onData((ab, isLast) => {
+      if (finished) return;
+      total += ab.byteLength;
+      if (total > o.maxBodyBytes) {
+        finish(errorResponse(errors.bodyTooLarge(o.maxBodyBytes)), true);
+        return;
+      }
+      chunks.push(Buffer.from(new Uint8Array(ab))); // copy: uWS reuses the chunk's memory
+      if (isLast) {
+        clearTimeout(timer);
+        run(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total));
+      }
+    });
+  });
+
+  for (const [path, route] of Object.entries(o.sockets ?? {})) {
+    app.ws<SocketData>(path, {
+      maxPayloadLength: 64 * 1024,
+      maxBackpressure: route.maxBackpressure,
+      closeOnBackpressureLimit: true,
+      idleTimeout: 120,
+      sendPingsAutomatically: true,
+      upgrade: (res, req, context) => {
+        const headers: Record<string, string> = {};
+        req.forEach((k, v) => (headers[k] = v));
+        const key = req.getHeader('sec-websocket-key');
+        const protocol = req.getHeader('sec-websocket-protocol');
+        const extensions = req.getHeader('sec-websocket-extensions');
+        const apiReq: ApiRequest = {
+          method: 'GET',
+          path: req.getUrl(),
+          query: req.getQuery() ?? '',
+          headers,
+          body: null,
+          remoteAddress: Buffer.from(res.getRemoteAddressAsText()).toString(),
+        };
+        let aborted = false;
+        res.onAborted(() => (aborted = true));
+        route.accept(apiReq).then(
+          (r) => {
+            if (aborted) return;
+            if (!r.ok) return writeResponse(res, r.response);
+            res.cork(() => res.upgrade<SocketData>({ session: r.session }, key, protocol, extensions, context));
+          },
+          (err: unknown) => {
+            o.log.error({ err }, 'socket upgrade failed');
+            if (!aborted) writeResponse(res, errorResponse(errors.internal('upgrade')));
+          },
+        );
+      },
+      open: (ws) => {
+        const data = ws.getUserData();
+        data.session.open({
+          send: (text) => ws.send(text, false) !== 2,
+          close: (code, reason) => ws.end(code, reason),
+          bufferedAmount: () => ws.getBufferedAmount(),
+        });
+      },
+      message: (ws, message) => ws.getUserData().session.message(Buffer.from(message).toString('utf8')),
+      close: (ws, code) => ws.getUserData().session.close(code),
+    });
+  }
+
+  return new Promise((resolve, reject) => {
+    app.listen(o.host, o.port, (listenSocket) => {
+      if (!listenSocket) {
+        reject(new Error(`Cannot listen on ${o.host}:${o.port}`));
+        return;
+      }
+      let listening = true;
+      resolve({
+        port: uWS.us_socket_local_port(listenSocket),
+        stopListening() {
+          if (listening) uWS.us_listen_socket_close(listenSocket);
+          listening = false;
+        },
+        closeAll() {
+          app.close();
+        },
+      });
+    });
+  });
+}

@@ -1,0 +1,66 @@
+// Wiring only: config → store → actors → HTTP, and a graceful shutdown on SIGTERM/SIGINT.
+import { createApp } from './app.js';
+import { bootstrapIfEmpty, describeBootstrap } from './bootstrap.js';
+import { startAdminSocket } from './cli/admin-socket.js';
+import { ConfigError, parseConfig } from './config.js';
+import { createDispatcher } from './http/dispatch.js';
+import { apiRoutes, siteRoutes } from './http/routes.js';
+import { startHttpServer } from './http/uws.js';
+import { createLogger } from './log.js';
+import { acquireLock } from './process-lock.js';
+
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = parseConfig(process.env);
+  } catch (e) {
+    if (e instanceof ConfigError) {
+      process.stderr.write(`${e.message}\n`);
+      process.exit(2);
+    }
+    throw e;
+  }
+  const log = createLogger(config.logLevel);
+  const release = acquireLock(config.dataDir);
+  const app = await createApp({ config, log });
+  const first = await bootstrapIfEmpty(app);
+  if (first) process.stdout.write(describeBootstrap(first) + '\n');
+
+  const dispatch = createDispatcher(app, { api: apiRoutes, site: siteRoutes });
+  const http = await startHttpServer({
+    host: config.host,
+    port: config.port,
+    maxBodyBytes: config.http.maxBodyBytes,
+    bodyTimeoutMs: config.http.bodyTimeoutMs,
+    log,
+    dispatch,
+  });
+  const admin = await startAdminSocket(app, config.dataDir, log);
+  log.info({ url: `http://${config.host}:${http.port}`, database: app.dbKind, dataDir: config.dataDir }, 'Parley is serving');
+
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, 'shutting down');
+    const force = setTimeout(() => {
+      log.error('shutdown timed out; exiting');
+      process.exit(1);
+    }, config.shutdownTimeoutMs);
+    force.unref();
+    http.stopListening();
+    admin?.close();
+    http.closeAll();
+    await app.close();
+    release();
+    log.info('stopped');
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+}
+
+main().catch((e: unknown) => {
+  process.stderr.write(`Parley failed to start: ${e instanceof Error ? e.message : String(e)}\n`);
+  process.exit(1);
+});

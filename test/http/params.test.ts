@@ -1,0 +1,93 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { z } from 'zod';
+import { ApiError } from '../../src/domain/errors.js';
+import { j, p, validateParams } from '../../src/http/params.js';
+
+function errorOf(f: () => unknown): ApiError {
+  try {
+    f();
+  } catch (e) {
+    if (e instanceof ApiError) return e;
+    throw e;
+  }
+  throw new Error('expected an ApiError');
+}
+
+const schema = z.object({
+  name: p.string({ max: 5 }),
+  count: p.int().optional(),
+  flag: p.bool().default('false'),
+  kind: p.enum(['a', 'b']).optional(),
+  ids: p.intList().optional(),
+  setting: p.json(j.groupSetting).optional(),
+  opts: p.json(z.object({ on: z.boolean(), label: z.string().max(3) })).optional(),
+});
+
+const codecs = suite('parameter codecs');
+
+codecs('decodes each type from text', () => {
+  const { values, ignored } = validateParams(schema, {
+    name: 'abc',
+    count: '42',
+    flag: 'true',
+    kind: 'b',
+    ids: '[1,2,3]',
+    setting: '{"direct_members":[1],"direct_subgroups":[]}',
+  });
+  assert.equal(values, {
+    name: 'abc',
+    count: 42,
+    flag: true,
+    kind: 'b',
+    ids: [1, 2, 3],
+    setting: { direct_members: [1], direct_subgroups: [] },
+  });
+  assert.equal(ignored, []);
+});
+
+codecs('defaults apply and unknown parameters are reported, not rejected', () => {
+  const { values, ignored } = validateParams(schema, { name: 'x', extra: '1', other: '' });
+  assert.is(values.flag, false);
+  assert.equal(ignored, ['extra', 'other']);
+});
+
+codecs('missing required parameter', () => {
+  const e = errorOf(() => validateParams(schema, {}));
+  assert.is(e.code, 'REQUEST_VARIABLE_MISSING');
+  assert.is(e.message, "Missing 'name' argument");
+  assert.equal(e.toJSON(), { result: 'error', msg: "Missing 'name' argument", code: 'REQUEST_VARIABLE_MISSING', var_name: 'name' });
+  assert.is(e.status, 400);
+});
+
+const cases: Array<[Record<string, string>, string]> = [
+  [{ name: 'x', count: 'twelve' }, 'count is not an integer'],
+  [{ name: 'x', count: '1.5' }, 'count is not an integer'],
+  [{ name: 'x', count: '99999999999999999999' }, 'count is not an integer'],
+  [{ name: 'x', flag: 'yes' }, 'flag is not a boolean'],
+  [{ name: 'x', kind: 'c' }, 'Invalid kind'],
+  [{ name: 'toolong' }, 'name is too long (limit: 5 characters)'],
+  [{ name: 'x', ids: '[1,' }, 'Argument "ids" is not valid JSON.'],
+  [{ name: 'x', ids: '{"a":1}' }, 'ids is not a list'],
+  [{ name: 'x', ids: '[1,"2"]' }, 'ids[1] is not an integer'],
+  [{ name: 'x', ids: '[1,2.5]' }, 'ids[1] is not an integer'],
+  [{ name: 'x', setting: '"everyone"' }, 'Invalid setting'],
+  [{ name: 'x', opts: '[]' }, 'opts is not a dict'],
+  [{ name: 'x', opts: '{"on":"yes","label":"a"}' }, 'opts["on"] is not a boolean'],
+  [{ name: 'x', opts: '{"on":true,"label":"abcd"}' }, 'opts["label"] is too long (limit: 3 characters)'],
+];
+for (const [input, msg] of cases) {
+  codecs(`rejects ${JSON.stringify(input)}`, () => {
+    const e = errorOf(() => validateParams(schema, input));
+    assert.is(e.message, msg);
+    assert.is(e.code, 'BAD_REQUEST');
+    assert.is(e.status, 400);
+  });
+}
+
+codecs('booleans accept only true/false', () => {
+  assert.is(validateParams(schema, { name: 'x', flag: 'false' }).values.flag, false);
+  assert.is(errorOf(() => validateParams(schema, { name: 'x', flag: '1' })).message, 'flag is not a boolean');
+});
+
+codecs.run();
