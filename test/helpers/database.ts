@@ -76,24 +76,33 @@ export interface TestDatabase extends Database {
   readonly testUrl?: string;
 }
 
+/** A new Postgres database (optionally cloned from a template) that close() drops. */
+async function createPostgresDatabase(url: string, prefix: string, template?: string): Promise<TestDatabase> {
+  const name = `${prefix}_${process.pid}_${randomBytes(4).toString('hex')}`;
+  await admin(url, (c) => c.query(`CREATE DATABASE ${name}${template ? ` TEMPLATE ${template}` : ''}`));
+  const testUrl = urlWithDatabase(url, name);
+  const db = await openDatabase({ ...dbOptions, url: testUrl });
+  return {
+    ...db,
+    testUrl,
+    async close() {
+      await db.close().catch(() => undefined); // the pool may have been ended by the test
+      await admin(url, (c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
+    },
+  };
+}
+
+/** A new database without any migration applied (tests of the migration runner). */
+export async function openEmptyDatabase(): Promise<TestDatabase> {
+  const url = serverUrl();
+  return url ? createPostgresDatabase(url, 'parley_e') : openDatabase({ ...dbOptions });
+}
+
 /** A new migrated database for this test file; close() drops it. */
 export async function openTestDatabase(): Promise<TestDatabase> {
   const env = await template();
   const url = serverUrl();
-  if (url && env.PARLEY_TEST_TEMPLATE_DB) {
-    const name = `parley_t_${process.pid}_${randomBytes(4).toString('hex')}`;
-    await admin(url, (c) => c.query(`CREATE DATABASE ${name} TEMPLATE ${env.PARLEY_TEST_TEMPLATE_DB}`));
-    const testUrl = urlWithDatabase(url, name);
-    const db = await openDatabase({ ...dbOptions, url: testUrl });
-    return {
-      ...db,
-      testUrl,
-      async close() {
-        await db.close();
-        await admin(url, (c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
-      },
-    };
-  }
+  if (url && env.PARLEY_TEST_TEMPLATE_DB) return createPostgresDatabase(url, 'parley_t', env.PARLEY_TEST_TEMPLATE_DB);
   const file = env.PARLEY_TEST_TEMPLATE_DUMP!;
   if (!existsSync(file)) throw new Error(`Template dump ${file} is missing`);
   return openDatabase({ ...dbOptions, loadDataDir: new Blob([readFileSync(file)]) });

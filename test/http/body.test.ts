@@ -1,17 +1,8 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { ApiError } from '../../src/domain/errors.js';
+import { catchApiError } from '../helpers/assert.js';
 import { parseParams, parseUrlEncoded } from '../../src/http/body.js';
 
-function fails(f: () => unknown): ApiError {
-  try {
-    f();
-  } catch (e) {
-    if (e instanceof ApiError) return e;
-    throw e;
-  }
-  throw new Error('expected a failure');
-}
 
 const form = suite('form-urlencoded');
 
@@ -25,14 +16,14 @@ form('query first, body on top', () => {
 });
 
 form('invalid percent-encoding and invalid UTF-8 are 400s', () => {
-  assert.is(fails(() => parseParams('a=%E0%A4%A', null, undefined)).status, 400);
-  assert.is(fails(() => parseParams('a=%FF', null, undefined)).status, 400);
-  const e = fails(() => parseParams('', Buffer.from([0x61, 0x3d, 0xff, 0xfe]), 'application/x-www-form-urlencoded'));
+  assert.is(catchApiError(() => parseParams('a=%E0%A4%A', null, undefined)).status, 400);
+  assert.is(catchApiError(() => parseParams('a=%FF', null, undefined)).status, 400);
+  const e = catchApiError(() => parseParams('', Buffer.from([0x61, 0x3d, 0xff, 0xfe]), 'application/x-www-form-urlencoded'));
   assert.is(e.message, 'Request body is not valid UTF-8');
 });
 
 form('other media types are refused', () => {
-  const e = fails(() => parseParams('', Buffer.from('{"a":1}'), 'application/json'));
+  const e = catchApiError(() => parseParams('', Buffer.from('{"a":1}'), 'application/json'));
   assert.is(e.status, 415);
   assert.is(e.code, 'UNSUPPORTED_MEDIA_TYPE');
 });
@@ -66,16 +57,16 @@ const broken: Array<[string, string]> = [
 ];
 for (const [label, text] of broken) {
   multipart(`rejects ${label}`, () => {
-    const e = fails(() => parseParams('', Buffer.from(text), `multipart/form-data; boundary=${B}`));
+    const e = catchApiError(() => parseParams('', Buffer.from(text), `multipart/form-data; boundary=${B}`));
     assert.is(e.status, 400);
     assert.ok(e.message.startsWith('Malformed request body'), e.message);
   });
 }
 
 multipart('missing boundary and invalid UTF-8 in a field', () => {
-  assert.is(fails(() => parseParams('', Buffer.from('x'), 'multipart/form-data')).status, 400);
+  assert.is(catchApiError(() => parseParams('', Buffer.from('x'), 'multipart/form-data')).status, 400);
   const bad = Buffer.concat([Buffer.from(`--${B}\r\nContent-Disposition: form-data; name="a"\r\n\r\n`), Buffer.from([0xc3, 0x28]), Buffer.from(`\r\n--${B}--`)]);
-  assert.is(fails(() => parseParams('', bad, `multipart/form-data; boundary=${B}`)).message, 'Request body is not valid UTF-8');
+  assert.is(catchApiError(() => parseParams('', bad, `multipart/form-data; boundary=${B}`)).message, 'Request body is not valid UTF-8');
 });
 
 form.run();

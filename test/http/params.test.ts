@@ -1,18 +1,9 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { z } from 'zod';
-import { ApiError } from '../../src/domain/errors.js';
+import { catchApiError } from '../helpers/assert.js';
 import { j, p, validateParams } from '../../src/http/params.js';
 
-function errorOf(f: () => unknown): ApiError {
-  try {
-    f();
-  } catch (e) {
-    if (e instanceof ApiError) return e;
-    throw e;
-  }
-  throw new Error('expected an ApiError');
-}
 
 const schema = z.object({
   name: p.string({ max: 5 }),
@@ -53,7 +44,7 @@ codecs('defaults apply and unknown parameters are reported, not rejected', () =>
 });
 
 codecs('missing required parameter', () => {
-  const e = errorOf(() => validateParams(schema, {}));
+  const e = catchApiError(() => validateParams(schema, {}));
   assert.is(e.code, 'REQUEST_VARIABLE_MISSING');
   assert.is(e.message, "Missing 'name' argument");
   assert.equal(e.toJSON(), { result: 'error', msg: "Missing 'name' argument", code: 'REQUEST_VARIABLE_MISSING', var_name: 'name' });
@@ -78,7 +69,7 @@ const cases: Array<[Record<string, string>, string]> = [
 ];
 for (const [input, msg] of cases) {
   codecs(`rejects ${JSON.stringify(input)}`, () => {
-    const e = errorOf(() => validateParams(schema, input));
+    const e = catchApiError(() => validateParams(schema, input));
     assert.is(e.message, msg);
     assert.is(e.code, 'BAD_REQUEST');
     assert.is(e.status, 400);
@@ -87,7 +78,7 @@ for (const [input, msg] of cases) {
 
 codecs('booleans accept only true/false', () => {
   assert.is(validateParams(schema, { name: 'x', flag: 'false' }).values.flag, false);
-  assert.is(errorOf(() => validateParams(schema, { name: 'x', flag: '1' })).message, 'flag is not a boolean');
+  assert.is(catchApiError(() => validateParams(schema, { name: 'x', flag: '1' })).message, 'flag is not a boolean');
 });
 
 codecs.run();

@@ -1,0 +1,180 @@
+// Event ids and release order: ids only grow, and committed events reach subscribers in id order
+// even when transactions commit out of order (DESIGN.md §2).
+import { sql } from 'slonik';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { z } from 'zod';
+import { IdAllocator, ReleaseOrder, type PublishedEvent } from '../../src/actors/event-sequencer.js';
+import { RealmEventStream, writeWithEvents } from '../../src/actors/realm-events.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+
+/** A stand-in connection whose `nextval` answers come from a script (in order of calls). */
+function fakeSequence(step: number, starts: number[], delays: number[] = []) {
+  let call = 0;
+  const conn = {
+    async one() {
+      const i = call++;
+      if (delays[i]) await new Promise((r) => setTimeout(r, delays[i]));
+      if (starts[i] === undefined) throw new Error('sequence unavailable');
+      return { start: starts[i], step };
+    },
+  };
+  return { conn: conn as unknown as ConstructorParameters<typeof IdAllocator>[0], calls: () => call };
+}
+
+const alloc = suite('IdAllocator');
+
+alloc('hands out increasing ids synchronously within a block', async () => {
+  const { conn } = fakeSequence(10, [100, 110, 120]);
+  const ids = new IdAllocator(conn);
+  assert.is(await ids.init(), 99);
+  assert.equal(ids.reserve(3), [100, 101, 102]);
+  assert.equal(ids.reserve(1), [103]);
+});
+
+alloc('a reservation may span blocks; prefetch keeps it synchronous', async () => {
+  const { conn, calls } = fakeSequence(10, [100, 110, 120, 130]);
+  const ids = new IdAllocator(conn);
+  await ids.init();
+  assert.equal(ids.reserve(6), [100, 101, 102, 103, 104, 105]); // below half: prefetch starts
+  await new Promise((r) => setTimeout(r, 5));
+  assert.ok(calls() >= 2);
+  assert.equal(ids.reserve(6), [106, 107, 108, 109, 110, 111]);
+});
+
+alloc('waiters are served in order when the blocks run out', async () => {
+  const { conn } = fakeSequence(4, [100, 104, 108, 112], [0, 30, 0, 0]);
+  const ids = new IdAllocator(conn);
+  await ids.init();
+  const a = ids.reserve(4);
+  const b = ids.reserve(3);
+  const c = ids.reserve(2);
+  assert.equal(a, [100, 101, 102, 103]);
+  const [rb, rc] = await Promise.all([b, c]);
+  assert.ok(rb.every((x, i) => i === 0 || x > rb[i - 1]!));
+  assert.ok(rc[0]! > rb.at(-1)!, `${rc} after ${rb}`);
+});
+
+alloc('a block that arrives below ids already handed out is dropped', async () => {
+  // First prefetch answers late with a lower block than a later fetch.
+  const { conn } = fakeSequence(4, [100, 104, 108], [0, 50, 0]);
+  const ids = new IdAllocator(conn);
+  await ids.init();
+  assert.equal(ids.reserve(3), [100, 101, 102]); // triggers the slow prefetch of 104..107
+  const next = await ids.reserve(4); // has to wait; fetches 108..111 meanwhile
+  const later = await ids.reserve(1);
+  const seen = [100, 101, 102, ...next, ...later];
+  for (let i = 1; i < seen.length; i++) assert.ok(seen[i]! > seen[i - 1]!, seen.join(','));
+});
+
+alloc('a failing fetch rejects waiters; the allocator recovers', async () => {
+  // Call 2 is the background prefetch (its failure is absorbed), call 3 the waiter's own fetch.
+  const x = undefined as unknown as number;
+  const { conn } = fakeSequence(2, [100, x, x, 200]);
+  const ids = new IdAllocator(conn);
+  await ids.init();
+  ids.reserve(2);
+  let failed = false;
+  await Promise.resolve(ids.reserve(1)).catch(() => (failed = true));
+  assert.ok(failed);
+  assert.equal(await ids.reserve(1), [200]);
+});
+
+const order = suite('ReleaseOrder');
+const ev = (id: number): PublishedEvent => ({ id, type: 't', payload: {}, userIds: null, persisted: true });
+
+order('releases in id order when commits arrive out of order', () => {
+  const released: number[] = [];
+  const o = new ReleaseOrder(99, (es) => released.push(...es.map((e) => e.id)));
+  const a = o.track(100);
+  const b = o.track(102);
+  const c = o.track(104);
+  o.complete(c, [ev(104)]);
+  o.complete(b, [ev(102), ev(103)]);
+  assert.equal(released, []);
+  assert.is(o.releasedThrough, 99);
+  o.complete(a, [ev(100), ev(101)]);
+  assert.equal(released, [100, 101, 102, 103, 104]);
+  assert.is(o.releasedThrough, 104);
+});
+
+order('an aborted reservation unblocks later ones and never releases', () => {
+  const released: number[] = [];
+  const o = new ReleaseOrder(0, (es) => released.push(...es.map((e) => e.id)));
+  const a = o.track(1);
+  const b = o.track(3);
+  o.complete(b, [ev(3)]);
+  o.abort(a);
+  assert.equal(released, [3]);
+  assert.is(o.releasedThrough, 3);
+});
+
+let server: TestServer;
+const stream = suite('writeWithEvents (with the database)');
+stream.before(async () => {
+  server = await startTestServer();
+});
+stream.after(() => server.close());
+
+const countEvents = (realmId: number) =>
+  server.app.db.oneFirst(sql.type(z.object({ n: z.number() }))`SELECT count(*)::int AS n FROM events WHERE realm_id = ${realmId}`);
+
+stream('events are logged in the transaction and released after commit', async () => {
+  const realm = await server.createRealm();
+  const s = new RealmEventStream(realm.id, server.app.ids, realm.handle.events.releasedThrough);
+  const got: PublishedEvent[] = [];
+  s.subscribe((es) => got.push(...es));
+  const before = await countEvents(realm.id);
+  const result = await writeWithEvents(server.app.db, s, async (_tx, emit) => {
+    emit({ type: 'custom', payload: { n: 1 }, userIds: [realm.owner.id] });
+    emit({ type: 'custom', payload: { n: 2 }, userIds: null });
+    assert.is(got.length, 0, 'nothing is released before commit');
+    return 'done';
+  });
+  assert.is(result, 'done');
+  assert.equal(got.map((e) => e.payload.n), [1, 2]);
+  assert.ok(got[1]!.id > got[0]!.id);
+  assert.is(await countEvents(realm.id), before + 2);
+  assert.is(s.releasedThrough, got[1]!.id);
+});
+
+stream('a rolled-back transaction releases nothing and logs nothing', async () => {
+  const realm = await server.createRealm();
+  const s = new RealmEventStream(realm.id, server.app.ids, realm.handle.events.releasedThrough);
+  const got: PublishedEvent[] = [];
+  s.subscribe((es) => got.push(...es));
+  const before = await countEvents(realm.id);
+  try {
+    await writeWithEvents(server.app.db, s, async (tx, emit) => {
+      emit({ type: 'custom', payload: {}, userIds: null });
+      await tx.query(sql.unsafe`SELECT 1/0`);
+    });
+    assert.unreachable('should throw');
+  } catch (e) {
+    assert.match(String(e), /division by zero/);
+  }
+  assert.is(got.length, 0);
+  assert.is(await countEvents(realm.id), before);
+  // The stream is not stuck: the next write goes through.
+  await writeWithEvents(server.app.db, s, async (_tx, emit) => emit({ type: 'custom', payload: {}, userIds: null }));
+  assert.is(got.length, 1);
+});
+
+stream('ephemeral events wait behind reservations still in flight', async () => {
+  const realm = await server.createRealm();
+  const s = new RealmEventStream(realm.id, server.app.ids, realm.handle.events.releasedThrough);
+  const got: string[] = [];
+  s.subscribe((es) => got.push(...es.map((e) => e.type)));
+  const appended = await server.app.db.transaction(async (tx) => {
+    const a = await s.append(tx, [{ type: 'logged', payload: {}, userIds: null }]);
+    await s.publishEphemeral([{ type: 'typing', payload: {}, userIds: null }]);
+    assert.equal(got, [], 'typing waits for the uncommitted write reserved before it');
+    return a;
+  });
+  s.committed(appended.ticket, appended.events);
+  assert.equal(got, ['logged', 'typing']);
+});
+
+alloc.run();
+order.run();
+stream.run();
