@@ -1,0 +1,2 @@
+export { renderMarkdown } from './render.js';
+export { emptyMarkdownContext, type MarkdownContext, type RenderResult } from './types.js';
