@@ -10,14 +10,17 @@ import { systemClock, type Clock } from './clock.js';
 import type { Config } from './config.js';
 import { newServerSecret, secretFromBase64, type ServerSecret } from './domain/secrets.js';
 import { SlidingWindowLimiter } from './http/rate-limit.js';
+import { SocketTickets } from './http/socket-tickets.js';
 import type { Services } from './services.js';
 import { openDatabase, type Database } from './store/database.js';
 import { migrate } from './store/migrate.js';
+import { creditDowntime } from './store/queues.js';
 
 export interface App extends Services {
   readonly database: Database;
   readonly realms: RealmDirectory;
   readonly loginLimits: { readonly perUser: SlidingWindowLimiter; readonly perIp: SlidingWindowLimiter };
+  readonly socketTickets: SocketTickets;
   /** Stop actors and close the database (HTTP is closed by its owner first). */
   close(): Promise<void>;
 }
@@ -55,16 +58,21 @@ export async function createApp(o: AppOptions): Promise<App> {
     const services: Services = { config, db: database.pool, dbKind: database.kind, log, clock, secret, runtime, ids };
     const realms = new RealmDirectory(services, floor);
     await realms.init();
+    const downMs = await creditDowntime(database.pool, clock.now());
+    if (downMs > 0) log.info({ downMs }, 'event queues credited with the downtime');
     const windowMs = config.loginLimits.windowSeconds * 1000;
     return {
       ...services,
       database,
       realms,
+      socketTickets: new SocketTickets(clock, config.queues.socketTicketTtlSecs * 1000),
       loginLimits: {
         perUser: new SlidingWindowLimiter(config.loginLimits.perUser, windowMs, clock),
         perIp: new SlidingWindowLimiter(config.loginLimits.perIp, windowMs, clock),
       },
       async close() {
+        // Parked polls are answered and cursors saved before the actors stop.
+        await Promise.all((await realms.loadedRealms()).map((r) => r.queues.shutdown()));
         runtime.stop();
         if (!o.database) await database.close();
       },

@@ -36,6 +36,14 @@ const schema = z.object({
   LOGIN_FAILURE_WINDOW_SECONDS: int(1).default(30 * 60),
   SHUTDOWN_TIMEOUT_MS: int(100).default(10000),
 
+  HEARTBEAT_MS: int(50).default(50_000),
+  QUEUE_IDLE_TIMEOUT_SECONDS: int(1).default(600),
+  QUEUE_MAX_IDLE_TIMEOUT_SECONDS: int(1).default(7 * 86_400),
+  QUEUE_FLUSH_INTERVAL_MS: int(10).default(2_000),
+  QUEUE_BUCKETS: int(1, 4096).default(64),
+  SOCKET_MAX_BACKPRESSURE_BYTES: int(1024).default(1024 * 1024),
+  SOCKET_TICKET_TTL_SECONDS: int(1).default(60),
+
   BOOTSTRAP_REALM_NAME: z.string().min(1).default('Parley'),
   BOOTSTRAP_OWNER_EMAIL: z.string().email().default('owner@parley.localhost'),
   BOOTSTRAP_OWNER_NAME: z.string().min(1).default('Organization Owner'),
@@ -69,6 +77,18 @@ export interface Config {
     readonly windowSeconds: number;
   };
   readonly shutdownTimeoutMs: number;
+  readonly queues: {
+    /** Parked long-polls get a heartbeat after 0.9–1.1 × this much silence. */
+    readonly heartbeatMs: number;
+    readonly defaultIdleTimeoutSecs: number;
+    readonly maxIdleTimeoutSecs: number;
+    /** How often cursors and last-contact times are written (batched). */
+    readonly flushIntervalMs: number;
+    /** Hashed parent actors per realm for queue actors (DESIGN.md §3). */
+    readonly buckets: number;
+    readonly socketMaxBackpressureBytes: number;
+    readonly socketTicketTtlSecs: number;
+  };
   readonly bootstrap: {
     readonly realmName: string;
     readonly ownerEmail: string;
@@ -124,6 +144,15 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       windowSeconds: e.LOGIN_FAILURE_WINDOW_SECONDS,
     },
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
+    queues: {
+      heartbeatMs: e.HEARTBEAT_MS,
+      defaultIdleTimeoutSecs: e.QUEUE_IDLE_TIMEOUT_SECONDS,
+      maxIdleTimeoutSecs: Math.max(e.QUEUE_MAX_IDLE_TIMEOUT_SECONDS, e.QUEUE_IDLE_TIMEOUT_SECONDS),
+      flushIntervalMs: e.QUEUE_FLUSH_INTERVAL_MS,
+      buckets: e.QUEUE_BUCKETS,
+      socketMaxBackpressureBytes: e.SOCKET_MAX_BACKPRESSURE_BYTES,
+      socketTicketTtlSecs: e.SOCKET_TICKET_TTL_SECONDS,
+    },
     bootstrap: {
       realmName: e.BOOTSTRAP_REALM_NAME,
       ownerEmail: e.BOOTSTRAP_OWNER_EMAIL,

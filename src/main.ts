@@ -5,6 +5,7 @@ import { startAdminSocket } from './cli/admin-socket.js';
 import { ConfigError, parseConfig } from './config.js';
 import { createDispatcher } from './http/dispatch.js';
 import { apiRoutes, siteRoutes } from './http/routes.js';
+import { eventsSocketRoute, EVENTS_SOCKET_PATH } from './http/socket.js';
 import { startHttpServer } from './http/uws.js';
 import { createLogger } from './log.js';
 import { acquireLock } from './process-lock.js';
@@ -34,6 +35,7 @@ async function main(): Promise<void> {
     bodyTimeoutMs: config.http.bodyTimeoutMs,
     log,
     dispatch,
+    sockets: { [EVENTS_SOCKET_PATH]: eventsSocketRoute(app) },
   });
   const admin = await startAdminSocket(app, config.dataDir, log);
   log.info({ url: `http://${config.host}:${http.port}`, database: app.dbKind, dataDir: config.dataDir }, 'Parley is serving');
@@ -50,8 +52,9 @@ async function main(): Promise<void> {
     force.unref();
     http.stopListening();
     admin?.close();
-    http.closeAll();
+    // Parked polls are answered and sockets closed (1001) before connections are dropped.
     await app.close();
+    http.closeAll();
     release();
     log.info('stopped');
     process.exit(0);

@@ -20,12 +20,38 @@ export interface EventSpec {
   readonly perUser?: Readonly<Record<number, Readonly<Record<string, unknown>>>> | undefined;
   /** For message events of public channels: queues with all_public_streams receive them too. */
   readonly publicChannelId?: number | null | undefined;
+  /**
+   * How many ids the event occupies (default 1): an event that some clients receive as several
+   * events (delete_message without bulk_message_deletion) reserves one id for each.
+   */
+  readonly span?: number | undefined;
+  /** Ephemeral events for one queue only (heartbeats). */
+  readonly queueId?: string | undefined;
 }
 
 export interface PublishedEvent extends EventSpec {
+  /** The event's id; with a span, the last of its ids. */
   readonly id: number;
+  /** With a span: the ids before `id`, in order. */
+  readonly spanIds?: readonly number[] | undefined;
   readonly persisted: boolean;
 }
+
+/** Give each spec its ids from a reservation made for all of them, in order. */
+export function assignIds(specs: readonly EventSpec[], ids: readonly number[], persisted: boolean): PublishedEvent[] {
+  let i = 0;
+  return specs.map((s) => {
+    const span = Math.max(1, s.span ?? 1);
+    const mine = ids.slice(i, i + span);
+    i += span;
+    return span === 1
+      ? { ...s, id: mine[0]!, persisted }
+      : { ...s, id: mine[span - 1]!, spanIds: mine.slice(0, -1), persisted };
+  });
+}
+
+export const idsNeeded = (specs: readonly EventSpec[]): number =>
+  specs.reduce((n, s) => n + Math.max(1, s.span ?? 1), 0);
 
 const blockRow = z.object({ start: z.number(), step: z.number() });
 

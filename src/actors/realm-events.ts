@@ -3,7 +3,7 @@
 // order. Only actors that own a write call into this.
 import type { CommonQueryMethods, DatabasePool } from 'slonik';
 import { insertEvents } from '../store/events.js';
-import { ReleaseOrder, type EventSpec, type IdAllocator, type Pending, type PublishedEvent } from './event-sequencer.js';
+import { assignIds, idsNeeded, ReleaseOrder, type EventSpec, type IdAllocator, type Pending, type PublishedEvent } from './event-sequencer.js';
 
 export type Emit = (event: EventSpec) => void;
 export type Deliver = (events: readonly PublishedEvent[]) => void;
@@ -33,10 +33,10 @@ export class RealmEventStream {
 
   /** Reserve ids for the events and write them to the log; call inside the transaction. */
   async append(tx: CommonQueryMethods, specs: readonly EventSpec[]): Promise<{ ticket: Pending; events: PublishedEvent[] }> {
-    const reserved = this.ids.reserve(specs.length, tx);
+    const reserved = this.ids.reserve(idsNeeded(specs), tx);
     const ids = Array.isArray(reserved) ? reserved : await reserved;
     const ticket = this.order.track(ids[0]!);
-    const events = specs.map((s, i) => ({ ...s, id: ids[i]!, persisted: true }));
+    const events = assignIds(specs, ids, true);
     try {
       await insertEvents(tx, this.realmId, events);
     } catch (e) {
@@ -57,10 +57,10 @@ export class RealmEventStream {
   /** Events that are not logged (typing): released as soon as every earlier event is. */
   async publishEphemeral(specs: readonly EventSpec[]): Promise<void> {
     if (specs.length === 0) return;
-    const reserved = this.ids.reserve(specs.length);
+    const reserved = this.ids.reserve(idsNeeded(specs));
     const ids = Array.isArray(reserved) ? reserved : await reserved;
     const ticket = this.order.track(ids[0]!);
-    this.order.complete(ticket, specs.map((s, i) => ({ ...s, id: ids[i]!, persisted: false })));
+    this.order.complete(ticket, assignIds(specs, ids, false));
   }
 }
 

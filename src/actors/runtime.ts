@@ -63,6 +63,7 @@ export function reply<T>(to: Ref<Reply<T>>, r: Reply<T>): void {
 }
 
 export const dispatch = <T>(ref: Ref<T>, msg: T): void => nact.dispatch(ref, msg);
+export const stopActor = (ref: Ref<unknown>): void => nact.stop(ref);
 
 /**
  * Spawn a child. `onCrash` is the supervision policy: we log the bug and resume; actors that

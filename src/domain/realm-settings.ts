@@ -49,7 +49,7 @@ export const realmSettingsSchema = z.object({
   org_type: z.number().int().default(0),
   new_stream_announcements_stream_id: z.number().int().default(-1),
   signup_announcements_stream_id: z.number().int().default(-1),
-  zulip_update_announcements_stream_id: z.number().int().default(-1),
+  service_update_announcements_stream_id: z.number().int().default(-1),
   moderation_request_channel_id: z.number().int().default(-1),
   name_in_email_notifications_policy: z.number().int().default(1),
   /** Group-valued settings: setting name → user group id. */

@@ -67,6 +67,8 @@ function writeResponse(res: uWS.HttpResponse, r: ApiResponse, closeConnection = 
 
 interface SocketData {
   session: SocketSession;
+  /** uWS throws on any use of a closed socket; every call checks this first. */
+  closed: boolean;
 }
 
 export function startHttpServer(o: HttpServerOptions): Promise<HttpServer> {
@@ -167,7 +169,7 @@ export function startHttpServer(o: HttpServerOptions): Promise<HttpServer> {
           (r) => {
             if (aborted) return;
             if (!r.ok) return writeResponse(res, r.response);
-            res.cork(() => res.upgrade<SocketData>({ session: r.session }, key, protocol, extensions, context));
+            res.cork(() => res.upgrade<SocketData>({ session: r.session, closed: false }, key, protocol, extensions, context));
           },
           (err: unknown) => {
             o.log.error({ err }, 'socket upgrade failed');
@@ -178,13 +180,19 @@ export function startHttpServer(o: HttpServerOptions): Promise<HttpServer> {
       open: (ws) => {
         const data = ws.getUserData();
         data.session.open({
-          send: (text) => ws.send(text, false) !== 2,
-          close: (code, reason) => ws.end(code, reason),
-          bufferedAmount: () => ws.getBufferedAmount(),
+          send: (text) => !data.closed && ws.cork(() => ws.send(text, false)) !== undefined && ws.getBufferedAmount() <= route.maxBackpressure,
+          close: (code, reason) => {
+            if (!data.closed) ws.cork(() => ws.end(code, reason));
+          },
+          bufferedAmount: () => (data.closed ? 0 : ws.getBufferedAmount()),
         });
       },
       message: (ws, message) => ws.getUserData().session.message(Buffer.from(message).toString('utf8')),
-      close: (ws, code) => ws.getUserData().session.close(code),
+      close: (ws, code) => {
+        const data = ws.getUserData();
+        data.closed = true;
+        data.session.close(code);
+      },
     });
   }
 

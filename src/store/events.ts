@@ -10,10 +10,11 @@ export async function insertEvents(db: CommonQueryMethods, realmId: number, even
     (e) => sql.fragment`(${e.id}, ${realmId}, ${e.type},
       ${e.userIds === null ? null : sql.array(e.userIds as number[], 'int4')},
       ${e.publicChannelId ?? null}, ${sql.jsonb(e.payload as never)},
-      ${e.perUser ? sql.jsonb(e.perUser as never) : null})`,
+      ${e.perUser ? sql.jsonb(e.perUser as never) : null},
+      ${e.spanIds && e.spanIds.length > 0 ? sql.array(e.spanIds as number[], 'int8') : null})`,
   );
   await db.query(sql.unsafe`
-    INSERT INTO events (id, realm_id, type, user_ids, public_channel_id, payload, per_user)
+    INSERT INTO events (id, realm_id, type, user_ids, public_channel_id, payload, per_user, span_ids)
     VALUES ${sql.join(rows, sql.fragment`, `)}`);
 }
 
@@ -24,6 +25,7 @@ export const loggedEventRow = z.object({
   public_channel_id: z.number().nullable(),
   payload: z.record(z.unknown()),
   per_user: z.record(z.record(z.unknown())).nullable(),
+  span_ids: z.array(z.number()).nullable(),
 });
 export type LoggedEventRow = z.infer<typeof loggedEventRow>;
 
@@ -40,7 +42,7 @@ export function eventsForQueue(
 ): Promise<readonly LoggedEventRow[]> {
   const mine = userId === null ? sql.fragment`false` : sql.fragment`${userId} = ANY(user_ids)`;
   return db.any(sql.type(loggedEventRow)`
-    SELECT id, type, user_ids, public_channel_id, payload, per_user FROM events
+    SELECT id, type, user_ids, public_channel_id, payload, per_user, span_ids FROM events
     WHERE realm_id = ${realmId} AND id > ${afterId}
       AND (user_ids IS NULL OR ${mine} OR (${allPublic} AND public_channel_id IS NOT NULL))
     ORDER BY id`);

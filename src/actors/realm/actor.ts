@@ -8,6 +8,7 @@ import { isApiError } from '../../domain/errors.js';
 import { writeWithEvents, type Emit, type RealmEventStream } from '../realm-events.js';
 import { ask, fail, ok, reply, spawnActor, type Ref, type Reply } from '../runtime.js';
 import type { Services } from '../../services.js';
+import { RealmQueues } from '../queues/realm-queues.js';
 import { realmCommands, type CommandInput, type CommandName, type CommandOutput } from './commands.js';
 import { loadRealmState, type RealmState } from './state.js';
 
@@ -29,6 +30,8 @@ export class RealmHandle {
   readonly ref: Ref<RealmMsg>;
   /** Called after a deactivation commits (the event system closes the user's queues). */
   readonly userDeactivationHooks: Array<(userId: number) => void> = [];
+  /** The organization's event queues. */
+  readonly queues: RealmQueues;
 
   constructor(
     readonly services: Services,
@@ -43,6 +46,7 @@ export class RealmHandle {
       { handle: this, stale: false },
       services.log,
     );
+    this.queues = new RealmQueues(this);
   }
 
   get id(): number {

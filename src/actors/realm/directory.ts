@@ -97,6 +97,12 @@ export class RealmDirectory {
     return handle;
   }
 
+  /** Every organization this process has loaded. */
+  async loadedRealms(): Promise<RealmHandle[]> {
+    const settled = await Promise.allSettled(this.loaded.values());
+    return settled.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
+  }
+
   list(): Promise<readonly RealmRow[]> {
     return listRealms(this.services.db);
   }

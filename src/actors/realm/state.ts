@@ -84,11 +84,39 @@ export class RealmState {
     return id;
   }
 
+  /**
+   * A group-setting value in its API form (convention 8): a named group by id, an anonymous group
+   * as {direct_members, direct_subgroups} without deactivated users.
+   */
+  groupSettingValue(groupId: number): number | { direct_members: number[]; direct_subgroups: number[] } {
+    const g = this.groups.get(groupId);
+    if (!g || g.name !== null) return groupId;
+    return {
+      direct_members: [...g.members].filter((id) => this.users.get(id)?.is_active).sort((a, b) => a - b),
+      direct_subgroups: [...g.subgroups].sort((a, b) => a - b),
+    };
+  }
+
   /** Membership of an active user in a group, directly or through subgroups. */
   isInGroup(userId: number, groupId: number): boolean {
     const u = this.users.get(userId);
     if (!u || !u.is_active) return false;
     return isMemberRecursive(this.groups, groupId, userId);
+  }
+
+  /**
+   * Users a viewer outside can_access_all_users_group may still see (shared channels, direct
+   * messages); supplied by the messaging layer. Without it such viewers see only themselves.
+   */
+  peersOf: ((viewerId: number) => ReadonlySet<number>) | null = null;
+
+  /** May the viewer see this user at all (can_access_all_users_group)? */
+  canAccessUser(viewerId: number, targetId: number): boolean {
+    if (viewerId === targetId) return true;
+    if (this.hasRealmPermission(viewerId, 'can_access_all_users_group')) return true;
+    const target = this.users.get(targetId);
+    if (target?.is_bot) return true;
+    return this.peersOf?.(viewerId).has(targetId) ?? false;
   }
 
   /** Whether the user holds an organization-level group permission (e.g. can_create_groups). */

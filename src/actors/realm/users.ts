@@ -78,7 +78,8 @@ async function createUser(ctx: RealmContext, input: CreateUserInput): Promise<Cr
     await syncSystemGroups(ctx, tx, record);
     emit({
       type: 'realm_user',
-      payload: { op: 'add', person: formatUser(null, record, { clientExtavatar: false, profileData: {} }) },
+      // The real address travels in the log; presentEvent hides it from viewers who may not see it.
+      payload: { op: 'add', person: formatUser(record, record, { clientExtavatar: false, profileData: record.is_bot ? undefined : {} }) },
       userIds: null,
     });
     return record;

@@ -1,9 +1,6 @@
-// Rendering of organization descriptions for server_settings until the Markdown renderer lands.
-const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-
-export const escapeHtml = (s: string): string => s.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
+// Organization and channel descriptions are extended Markdown, rendered without mentions.
+import { emptyMarkdownContext, renderMarkdown } from '../../domain/markdown/index.js';
 
 export function renderPlainDescription(text: string): string {
-  const paragraphs = text.split(/\n{2,}/).filter((p) => p.trim().length > 0);
-  return paragraphs.map((p) => `<p>${escapeHtml(p.trim()).replace(/\n/g, '<br>\n')}</p>`).join('\n');
+  return text.trim().length === 0 ? '' : renderMarkdown(text, emptyMarkdownContext).html;
 }

@@ -389,6 +389,7 @@ CREATE TABLE events (
   public_channel_id integer,                     -- message events of public channels (all_public_streams)
   payload         jsonb NOT NULL,
   per_user        jsonb,                         -- user id -> fields that differ per recipient
+  span_ids        bigint[],                      -- ids before `id` reserved by a multi-id event
   created_at      timestamptz NOT NULL DEFAULT now()
 );
 CREATE INDEX events_realm_id ON events (realm_id, id);

@@ -1,0 +1,290 @@
+// One actor per event queue (`realm-7/qb-12/q-<uuid>`). It holds the events its client has not
+// acknowledged, the parked long-poll or the WebSocket of that client, and one timer: the next
+// heartbeat while a poll is parked, else the idle expiry. Handlers never await (the only await is
+// the one-time restore from the log, which precedes every other message in the mailbox); a parked
+// poll is a callback the actor answers later (DESIGN.md §2–3).
+import type { Logger } from 'pino';
+import { ApiError } from '../../domain/errors.js';
+import { eventNarrowPredicate } from '../../domain/event-narrow.js';
+import { presentEvent } from '../../domain/events/present.js';
+import type { ClientEvent, ClientView, RealmLookup } from '../../domain/events/view.js';
+import type { Clock } from '../../clock.js';
+import type { PublishedEvent } from '../event-sequencer.js';
+import { dispatch, type Ref } from '../runtime.js';
+import { wantsType, type QueueDescriptor } from './descriptor.js';
+
+export type PollResult = { readonly events: ClientEvent[] } | { readonly error: ApiError };
+export type Responder = (r: PollResult) => void;
+
+/** The client end of a WebSocket bound to this queue. */
+export interface QueueSocket {
+  /** false when the socket's send buffer passed its bound (it is being closed). */
+  send(text: string): boolean;
+  close(code: number, reason: string): void;
+}
+
+export type EndReason = 'deleted' | 'expired' | 'deactivated' | 'shutdown';
+
+export type QueueMsg =
+  | { readonly kind: 'restore'; readonly load: () => Promise<readonly PublishedEvent[]> }
+  | { readonly kind: 'deliver'; readonly events: readonly PublishedEvent[] }
+  | { readonly kind: 'poll'; readonly lastEventId: number; readonly dontBlock: boolean; readonly respond: Responder; readonly signal: AbortSignal }
+  | { readonly kind: 'abandon'; readonly respond: Responder }
+  | { readonly kind: 'tick' }
+  | { readonly kind: 'attach'; readonly socket: QueueSocket; readonly lastEventId: number }
+  | { readonly kind: 'detach'; readonly socket: QueueSocket }
+  | { readonly kind: 'ack'; readonly lastEventId: number }
+  | { readonly kind: 'end'; readonly reason: EndReason; readonly done?: () => void };
+
+/** Shared by the actor, the fan-out registry and the persistence flusher. */
+export interface QueueEntry {
+  readonly id: string;
+  readonly realmId: number;
+  readonly userId: number;
+  readonly descriptor: QueueDescriptor;
+  readonly idleTimeoutSecs: number;
+  readonly startEventId: number;
+  ref: Ref<QueueMsg>;
+  /** Highest id the client acknowledged. */
+  acked: number;
+  lastContact: number;
+  /** acked or lastContact changed since the last flush. */
+  dirty: boolean;
+  alive: boolean;
+}
+
+/** What queue actors of one organization share. */
+export interface QueueEnvironment {
+  readonly realm: () => RealmLookup;
+  readonly clock: Clock;
+  readonly heartbeatMs: number;
+  readonly requestHeartbeat: (entry: QueueEntry) => void;
+  readonly ended: (entry: QueueEntry, reason: EndReason) => void;
+  readonly log: Logger;
+}
+
+interface Parked {
+  readonly respond: Responder;
+  readonly since: number;
+  readonly detach: () => void;
+}
+
+export interface QueueState {
+  readonly entry: QueueEntry;
+  readonly env: QueueEnvironment;
+  readonly view: ClientView;
+  readonly narrow: ((e: ClientEvent) => boolean) | null;
+  buffer: ClientEvent[];
+  /** Highest event id seen (delivered or skipped): later duplicates are ignored. */
+  seen: number;
+  parked: Parked | null;
+  socket: QueueSocket | null;
+  socketSent: number;
+  timer: NodeJS.Timeout | null;
+  heartbeatRequested: boolean;
+  ended: boolean;
+}
+
+export function initialQueueState(entry: QueueEntry, env: QueueEnvironment): QueueState {
+  const d = entry.descriptor;
+  return {
+    entry,
+    env,
+    view: {
+      queueId: entry.id,
+      userId: entry.userId,
+      capabilities: d.capabilities,
+      applyMarkdown: d.applyMarkdown,
+      clientExtavatar: d.clientExtavatar,
+    },
+    narrow: eventNarrowPredicate(d.narrow, () => env.realm().realm.settings.empty_topic_display_name),
+    buffer: [],
+    seen: Math.max(entry.startEventId, entry.acked),
+    parked: null,
+    socket: null,
+    socketSent: entry.acked,
+    timer: null,
+    heartbeatRequested: false,
+    ended: false,
+  };
+}
+
+export const badQueue = (id: string) => new ApiError('BAD_EVENT_QUEUE_ID', `Bad event queue ID: ${id}`, 400, { queue_id: id });
+
+export async function queueActor(st: QueueState, msg: QueueMsg): Promise<QueueState> {
+  if (st.ended) {
+    if (msg.kind === 'poll') msg.respond({ error: badQueue(st.entry.id) });
+    if (msg.kind === 'attach') msg.socket.close(4001, 'BAD_EVENT_QUEUE_ID');
+    if (msg.kind === 'end') msg.done?.();
+    return st;
+  }
+  switch (msg.kind) {
+    case 'restore':
+      try {
+        accept(st, await msg.load());
+      } catch (err) {
+        st.env.log.error({ err, queue: st.entry.id }, 'queue restore failed');
+      }
+      break;
+    case 'deliver':
+      accept(st, msg.events);
+      break;
+    case 'poll':
+      poll(st, msg.lastEventId, msg.dontBlock, msg.respond, msg.signal);
+      break;
+    case 'abandon':
+      if (st.parked?.respond === msg.respond) {
+        st.parked.detach();
+        st.parked = null;
+        touch(st);
+      }
+      break;
+    case 'tick':
+      st.timer = null;
+      tick(st);
+      break;
+    case 'attach':
+      touch(st);
+      acknowledge(st, msg.lastEventId);
+      if (st.socket && st.socket !== msg.socket) st.socket.close(4000, 'Replaced by a newer connection');
+      if (st.parked) answerParked(st);
+      st.socket = msg.socket;
+      st.socketSent = msg.lastEventId;
+      flushSocket(st);
+      break;
+    case 'detach':
+      if (st.socket === msg.socket) {
+        st.socket = null;
+        touch(st);
+      }
+      break;
+    case 'ack':
+      touch(st);
+      acknowledge(st, msg.lastEventId);
+      break;
+    case 'end':
+      end(st, msg.reason);
+      msg.done?.();
+      return st;
+  }
+  schedule(st);
+  return st;
+}
+
+/** Filter, present and buffer published events; wake the parked poll or push to the socket. */
+function accept(st: QueueState, events: readonly PublishedEvent[]): void {
+  const realm = st.env.realm();
+  let added = false;
+  for (const e of events) {
+    if (e.id <= st.seen) continue;
+    st.seen = e.id;
+    if (e.type === 'heartbeat') st.heartbeatRequested = false;
+    if (!wantsType(st.entry.descriptor, e.type)) continue;
+    for (const ce of presentEvent(e, { view: st.view, realm })) {
+      if (st.narrow && !st.narrow(ce)) continue;
+      st.buffer.push(ce);
+      added = true;
+    }
+  }
+  if (!added) return;
+  if (st.parked) answerParked(st);
+  if (st.socket) flushSocket(st);
+}
+
+function poll(st: QueueState, lastEventId: number, dontBlock: boolean, respond: Responder, signal: AbortSignal): void {
+  touch(st);
+  acknowledge(st, lastEventId);
+  if (st.parked) answerParked(st); // one parked poll per queue: the older one gets what there is
+  if (st.buffer.length > 0 || dontBlock || signal.aborted) {
+    respond({ events: st.buffer.slice() });
+    return;
+  }
+  const onAbort = () => dispatch(st.entry.ref, { kind: 'abandon', respond });
+  signal.addEventListener('abort', onAbort, { once: true });
+  st.parked = { respond, since: st.env.clock.now(), detach: () => signal.removeEventListener('abort', onAbort) };
+}
+
+function answerParked(st: QueueState): void {
+  const p = st.parked!;
+  st.parked = null;
+  p.detach();
+  touch(st);
+  p.respond({ events: st.buffer.slice() });
+}
+
+function acknowledge(st: QueueState, lastEventId: number): void {
+  if (lastEventId > st.entry.acked) {
+    st.entry.acked = lastEventId;
+    st.entry.dirty = true;
+  }
+  let drop = 0;
+  while (drop < st.buffer.length && st.buffer[drop]!.id <= lastEventId) drop++;
+  if (drop > 0) st.buffer = st.buffer.slice(drop);
+}
+
+function flushSocket(st: QueueState): void {
+  const unsent = st.buffer.filter((e) => e.id > st.socketSent);
+  if (unsent.length === 0) return;
+  st.socketSent = unsent.at(-1)!.id;
+  // A false return means uWS dropped the frame and closes the socket (slow consumer); the
+  // events stay buffered and the client resumes from its last_event_id.
+  st.socket!.send(JSON.stringify({ events: unsent }));
+}
+
+function touch(st: QueueState): void {
+  st.entry.lastContact = st.env.clock.now();
+  st.entry.dirty = true;
+}
+
+function tick(st: QueueState): void {
+  const now = st.env.clock.now();
+  if (st.parked) {
+    if (!st.heartbeatRequested && now - st.parked.since >= st.env.heartbeatMs * 0.9) {
+      st.heartbeatRequested = true;
+      st.env.requestHeartbeat(st.entry);
+    }
+    return;
+  }
+  if (st.socket) return;
+  if (now - st.entry.lastContact >= st.entry.idleTimeoutSecs * 1000) end(st, 'expired');
+}
+
+/** One timer per queue: the next heartbeat while parked, else the idle expiry. */
+function schedule(st: QueueState): void {
+  if (st.ended) return;
+  if (st.timer) clearTimeout(st.timer);
+  st.timer = null;
+  const now = st.env.clock.now();
+  let delay: number;
+  if (st.parked) {
+    const jitter = 0.9 + Math.random() * 0.2;
+    delay = st.heartbeatRequested ? st.env.heartbeatMs : st.parked.since + st.env.heartbeatMs * jitter - now;
+  } else if (st.socket) {
+    return; // an open socket keeps the queue alive; uWS pings it
+  } else {
+    delay = st.entry.lastContact + st.entry.idleTimeoutSecs * 1000 - now;
+  }
+  const ref = st.entry.ref;
+  st.timer = setTimeout(() => dispatch(ref, { kind: 'tick' }), Math.max(0, Math.min(delay, 2_147_000_000)));
+}
+
+function end(st: QueueState, reason: EndReason): void {
+  st.ended = true;
+  st.entry.alive = false;
+  if (st.timer) clearTimeout(st.timer);
+  st.timer = null;
+  if (st.parked) {
+    const p = st.parked;
+    st.parked = null;
+    p.detach();
+    // On shutdown the client is told nothing went wrong and re-polls the restarted server.
+    p.respond(reason === 'shutdown' ? { events: st.buffer.slice() } : { error: badQueue(st.entry.id) });
+  }
+  if (st.socket) {
+    if (reason === 'shutdown') st.socket.close(1001, 'Server shutting down');
+    else st.socket.close(4001, 'BAD_EVENT_QUEUE_ID');
+    st.socket = null;
+  }
+  st.buffer = [];
+  st.env.ended(st.entry, reason);
+}

@@ -1,0 +1,311 @@
+// The event queues of one organization: the fan-out from released events to queue actors, queue
+// creation, lazy restore after a restart, batched persistence of cursors, and sweeps.
+// Queue actors live under hashed bucket parents (`realm-7/qb-12/q-<uuid>`) so no actor has more
+// than a few hundred children (DESIGN.md §3).
+import { randomUUID } from 'node:crypto';
+import type { RealmHandle } from '../realm/actor.js';
+import type { PublishedEvent } from '../event-sequencer.js';
+import { bucketOf, dispatch, spawnActor, stopActor, type Ref } from '../runtime.js';
+import { eventsForQueue } from '../../store/events.js';
+import * as store from '../../store/queues.js';
+import { descriptorSchema, type QueueDescriptor } from './descriptor.js';
+import {
+  badQueue,
+  initialQueueState,
+  queueActor,
+  type EndReason,
+  type PollResult,
+  type QueueEntry,
+  type QueueEnvironment,
+  type QueueMsg,
+  type QueueSocket,
+  type QueueState,
+} from './queue-actor.js';
+
+/** An ended queue's actor stays this long to answer late messages with BAD_EVENT_QUEUE_ID. */
+const TOMBSTONE_MS = 30_000;
+
+export class RealmQueues {
+  private readonly byId = new Map<string, QueueEntry>();
+  private readonly byUser = new Map<number, Set<QueueEntry>>();
+  private readonly allPublic = new Set<QueueEntry>();
+  private readonly restoring = new Map<string, Promise<QueueEntry | null>>();
+  private readonly buckets = new Map<number, Ref<never>>();
+  private readonly env: QueueEnvironment;
+  private readonly deleted: string[] = [];
+  private flushTimer: NodeJS.Timeout | null = null;
+  private sweepTimer: NodeJS.Timeout | null = null;
+  private flushing: Promise<void> | null = null;
+
+  constructor(private readonly realm: RealmHandle) {
+    const { services } = realm;
+    this.env = {
+      realm: () => realm.state,
+      clock: services.clock,
+      heartbeatMs: services.config.queues.heartbeatMs,
+      requestHeartbeat: (entry) =>
+        void realm.events.publishEphemeral([{ type: 'heartbeat', payload: {}, userIds: [], queueId: entry.id }]),
+      ended: (entry, reason) => this.ended(entry, reason),
+      log: services.log,
+    };
+    realm.events.subscribe((events) => this.deliver(events));
+    realm.userDeactivationHooks.push((userId) => this.closeUser(userId));
+    this.flushTimer = setInterval(() => void this.flush(), services.config.queues.flushIntervalMs);
+    this.flushTimer.unref();
+    this.sweepTimer = setInterval(() => void this.sweep(), 60_000);
+    this.sweepTimer.unref();
+  }
+
+  get size(): number {
+    return this.byId.size;
+  }
+
+  /** Send released events to every queue that may receive them, one message per queue. */
+  deliver(events: readonly PublishedEvent[]): void {
+    const batches = new Map<QueueEntry, PublishedEvent[]>();
+    const add = (q: QueueEntry, e: PublishedEvent) => {
+      const list = batches.get(q);
+      if (!list) batches.set(q, [e]);
+      else if (list[list.length - 1] !== e) list.push(e);
+    };
+    for (const e of events) {
+      if (e.queueId !== undefined) {
+        const q = this.byId.get(e.queueId);
+        if (q) add(q, e);
+        continue;
+      }
+      if (e.userIds === null) {
+        for (const q of this.byId.values()) add(q, e);
+      } else {
+        for (const uid of e.userIds) {
+          const qs = this.byUser.get(uid);
+          if (qs) for (const q of qs) add(q, e);
+        }
+      }
+      if (e.publicChannelId !== null && e.publicChannelId !== undefined) for (const q of this.allPublic) add(q, e);
+    }
+    for (const [q, es] of batches) dispatch(q.ref, { kind: 'deliver', events: es });
+  }
+
+  /**
+   * Create a queue at the realm's release watermark, registered before the caller reads any
+   * state (so no event between the snapshot and the first poll is lost), and persisted.
+   */
+  async create(userId: number, descriptor: QueueDescriptor, idleTimeoutSecs: number): Promise<QueueEntry> {
+    const now = this.realm.services.clock.now();
+    const entry = this.register({
+      id: randomUUID(),
+      userId,
+      descriptor,
+      idleTimeoutSecs,
+      startEventId: this.realm.events.releasedThrough,
+      acked: this.realm.events.releasedThrough,
+      lastContact: now,
+    });
+    try {
+      await store.insertQueue(this.realm.services.db, {
+        id: entry.id,
+        realmId: this.realm.id,
+        userId,
+        descriptor,
+        startEventId: entry.startEventId,
+        idleTimeoutSecs,
+        lastContactMs: now,
+      });
+    } catch (e) {
+      dispatch(entry.ref, { kind: 'end', reason: 'shutdown' });
+      this.unregister(entry);
+      throw e;
+    }
+    return entry;
+  }
+
+  /** The live queue with this id, restored from Postgres if this process has not loaded it. */
+  async get(id: string): Promise<QueueEntry | null> {
+    const live = this.byId.get(id);
+    if (live) return live;
+    if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)) return null;
+    let pending = this.restoring.get(id);
+    if (!pending) {
+      pending = this.restore(id).finally(() => this.restoring.delete(id));
+      this.restoring.set(id, pending);
+    }
+    return pending;
+  }
+
+  private async restore(id: string): Promise<QueueEntry | null> {
+    const { services } = this.realm;
+    const row = await store.findQueue(services.db, this.realm.id, id);
+    if (!row || row.user_id === null) return null;
+    const live = this.byId.get(id);
+    if (live) return live;
+    const user = this.realm.state.user(row.user_id);
+    const now = services.clock.now();
+    if (!user?.is_active || row.last_contact + row.idle_timeout_secs * 1000 < now) {
+      await store.deleteQueues(services.db, [id]);
+      return null;
+    }
+    const descriptor = descriptorSchema.parse(row.descriptor);
+    const entry = this.register({
+      id,
+      userId: row.user_id,
+      descriptor,
+      idleTimeoutSecs: row.idle_timeout_secs,
+      startEventId: row.start_event_id,
+      acked: row.acked_event_id,
+      lastContact: row.last_contact,
+    });
+    // Registered first, then loaded: an event released meanwhile arrives live and is deduplicated.
+    const after = Math.max(row.start_event_id, row.acked_event_id);
+    dispatch(entry.ref, {
+      kind: 'restore',
+      load: async () =>
+        (await eventsForQueue(services.db, this.realm.id, entry.userId, after, descriptor.allPublicStreams)).map((r) => ({
+          id: r.id,
+          type: r.type,
+          payload: r.payload,
+          userIds: r.user_ids,
+          perUser: (r.per_user ?? undefined) as PublishedEvent['perUser'],
+          publicChannelId: r.public_channel_id,
+          spanIds: r.span_ids ?? undefined,
+          persisted: true,
+        })),
+    });
+    return entry;
+  }
+
+  private register(q: Omit<QueueEntry, 'realmId' | 'ref' | 'dirty' | 'alive'>): QueueEntry {
+    const entry = { ...q, realmId: this.realm.id, dirty: false, alive: true } as QueueEntry;
+    entry.ref = spawnActor<QueueState, QueueMsg>(
+      this.bucket(q.id),
+      `q-${q.id}`,
+      queueActor,
+      initialQueueState(entry, this.env),
+      this.realm.services.log,
+    );
+    this.byId.set(entry.id, entry);
+    let mine = this.byUser.get(entry.userId);
+    if (!mine) this.byUser.set(entry.userId, (mine = new Set()));
+    mine.add(entry);
+    if (entry.descriptor.allPublicStreams) this.allPublic.add(entry);
+    dispatch(entry.ref, { kind: 'tick' }); // arms the expiry timer
+    return entry;
+  }
+
+  private bucket(queueId: string): Ref<never> {
+    const n = bucketOf(queueId, this.realm.services.config.queues.buckets);
+    let ref = this.buckets.get(n);
+    if (!ref) {
+      // Buckets only hold children; they never receive messages.
+      ref = spawnActor<null, never>(this.realm.ref, `qb-${n}`, () => null, null, this.realm.services.log) as Ref<never>;
+      this.buckets.set(n, ref);
+    }
+    return ref;
+  }
+
+  private unregister(entry: QueueEntry): void {
+    if (this.byId.get(entry.id) !== entry) return;
+    this.byId.delete(entry.id);
+    const mine = this.byUser.get(entry.userId);
+    mine?.delete(entry);
+    if (mine && mine.size === 0) this.byUser.delete(entry.userId);
+    this.allPublic.delete(entry);
+  }
+
+  private ended(entry: QueueEntry, reason: EndReason): void {
+    this.unregister(entry);
+    if (reason !== 'shutdown') this.deleted.push(entry.id);
+    const timer = setTimeout(() => stopActor(entry.ref), TOMBSTONE_MS);
+    timer.unref();
+  }
+
+  /** Long-poll: resolves with events, or when a heartbeat is due; never inside an actor. */
+  poll(entry: QueueEntry, lastEventId: number, dontBlock: boolean, signal: AbortSignal): Promise<PollResult> {
+    if (!entry.alive) return Promise.resolve({ error: badQueue(entry.id) });
+    return new Promise((respond) => dispatch(entry.ref, { kind: 'poll', lastEventId, dontBlock, respond, signal }));
+  }
+
+  attach(entry: QueueEntry, socket: QueueSocket, lastEventId: number): void {
+    dispatch(entry.ref, { kind: 'attach', socket, lastEventId });
+  }
+
+  detach(entry: QueueEntry, socket: QueueSocket): void {
+    dispatch(entry.ref, { kind: 'detach', socket });
+  }
+
+  ack(entry: QueueEntry, lastEventId: number): void {
+    dispatch(entry.ref, { kind: 'ack', lastEventId });
+  }
+
+  /** DELETE /events and the like. Resolves once the queue is gone. */
+  async end(entry: QueueEntry, reason: EndReason): Promise<void> {
+    await new Promise<void>((done) => dispatch(entry.ref, { kind: 'end', reason, done }));
+    if (reason !== 'shutdown') await this.flush();
+  }
+
+  /** A deactivated user loses every queue and socket at once. */
+  closeUser(userId: number): void {
+    for (const q of [...(this.byUser.get(userId) ?? [])]) dispatch(q.ref, { kind: 'end', reason: 'deactivated' });
+    void store
+      .userQueueIds(this.realm.services.db, userId)
+      .then((ids) => store.deleteQueues(this.realm.services.db, ids))
+      .catch((err: unknown) => this.realm.services.log.error({ err }, 'deleting queues of a deactivated user failed'));
+  }
+
+  /** Write dirty cursors and contact times, and drop ended queues, in two statements. */
+  flush(): Promise<void> {
+    if (this.flushing) return this.flushing.then(() => this.flush());
+    const dirty: Array<{ id: string; acked: number; lastContactMs: number }> = [];
+    for (const q of this.byId.values()) {
+      if (!q.dirty) continue;
+      q.dirty = false;
+      dirty.push({ id: q.id, acked: q.acked, lastContactMs: q.lastContact });
+    }
+    const deleted = this.deleted.splice(0);
+    const db = this.realm.services.db;
+    this.flushing = (async () => {
+      try {
+        await store.saveCursors(db, dirty);
+        await store.deleteQueues(db, deleted);
+        await store.markAlive(db, this.realm.services.clock.now());
+      } catch (err) {
+        // Try again at the next flush.
+        for (const d of dirty) {
+          const q = this.byId.get(d.id);
+          if (q) q.dirty = true;
+        }
+        this.deleted.push(...deleted);
+        this.realm.services.log.warn({ err }, 'queue flush failed');
+      } finally {
+        this.flushing = null;
+      }
+    })();
+    return this.flushing;
+  }
+
+  /** Expire persisted queues nobody restored, and trim the event log. */
+  async sweep(): Promise<void> {
+    const db = this.realm.services.db;
+    try {
+      await this.flush();
+      await store.deleteExpiredQueues(db, this.realm.id, [...this.byId.keys()]);
+      await store.trimEventLog(db, this.realm.id, this.realm.events.releasedThrough);
+    } catch (err) {
+      this.realm.services.log.warn({ err }, 'queue sweep failed');
+    }
+  }
+
+  /** Graceful stop: parked polls are answered, sockets closed with 1001, cursors saved. */
+  async shutdown(): Promise<void> {
+    if (this.flushTimer) clearInterval(this.flushTimer);
+    if (this.sweepTimer) clearInterval(this.sweepTimer);
+    const live = [...this.byId.values()];
+    await Promise.all(live.map((q) => new Promise<void>((done) => dispatch(q.ref, { kind: 'end', reason: 'shutdown', done }))));
+    await this.flushing;
+    // Shutdown keeps the queues: persist where every client got to.
+    const db = this.realm.services.db;
+    await store.saveCursors(db, live.map((q) => ({ id: q.id, acked: q.acked, lastContactMs: q.lastContact })));
+    await store.deleteQueues(db, this.deleted.splice(0));
+    await store.markAlive(db, this.realm.services.clock.now());
+  }
+}

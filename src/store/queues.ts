@@ -1,0 +1,91 @@
+// Persisted event-queue descriptors (DESIGN.md §2). Cursors and contact times are written in
+// batches by the realm's queue manager, never one round trip per poll.
+import { sql, type CommonQueryMethods } from 'slonik';
+import { z } from 'zod';
+
+export const queueRow = z.object({
+  id: z.string(),
+  realm_id: z.number(),
+  user_id: z.number().nullable(),
+  descriptor: z.unknown(),
+  start_event_id: z.number(),
+  acked_event_id: z.number(),
+  idle_timeout_secs: z.number(),
+  last_contact: z.number(),
+});
+export type QueueRow = z.infer<typeof queueRow>;
+
+export async function insertQueue(
+  db: CommonQueryMethods,
+  q: { id: string; realmId: number; userId: number; descriptor: unknown; startEventId: number; idleTimeoutSecs: number; lastContactMs: number },
+): Promise<void> {
+  await db.query(sql.unsafe`
+    INSERT INTO event_queues (id, realm_id, user_id, descriptor, start_event_id, acked_event_id, idle_timeout_secs, last_contact)
+    VALUES (${q.id}, ${q.realmId}, ${q.userId}, ${sql.jsonb(q.descriptor as never)}, ${q.startEventId}, ${q.startEventId},
+            ${q.idleTimeoutSecs}, to_timestamp(${q.lastContactMs / 1000}))`);
+}
+
+export function findQueue(db: CommonQueryMethods, realmId: number, id: string): Promise<QueueRow | null> {
+  return db.maybeOne(sql.type(queueRow)`
+    SELECT id::text, realm_id, user_id, descriptor, start_event_id, acked_event_id, idle_timeout_secs, last_contact
+    FROM event_queues WHERE id = ${id}::uuid AND realm_id = ${realmId}`);
+}
+
+export async function deleteQueues(db: CommonQueryMethods, ids: readonly string[]): Promise<void> {
+  if (ids.length === 0) return;
+  await db.query(sql.unsafe`DELETE FROM event_queues WHERE id = ANY(${sql.array(ids as string[], 'uuid')})`);
+}
+
+/** One statement for every dirty queue's cursor and last contact. */
+export async function saveCursors(
+  db: CommonQueryMethods,
+  rows: ReadonlyArray<{ id: string; acked: number; lastContactMs: number }>,
+): Promise<void> {
+  if (rows.length === 0) return;
+  await db.query(sql.unsafe`
+    UPDATE event_queues q SET acked_event_id = greatest(q.acked_event_id, c.acked), last_contact = to_timestamp(c.ms / 1000.0)
+    FROM ${sql.unnest(rows.map((r) => [r.id, r.acked, r.lastContactMs]), ['uuid', 'int8', 'float8'])} AS c(id, acked, ms)
+    WHERE q.id = c.id`);
+}
+
+/** Queues of a realm whose idle time ran out (and are not loaded in this process). */
+export async function deleteExpiredQueues(db: CommonQueryMethods, realmId: number, keep: readonly string[]): Promise<number> {
+  const r = await db.query(sql.unsafe`
+    DELETE FROM event_queues
+    WHERE realm_id = ${realmId} AND last_contact + idle_timeout_secs * interval '1 second' < now()
+      AND NOT (id = ANY(${sql.array(keep as string[], 'uuid')}))`);
+  return r.rowCount;
+}
+
+/** Drop log rows no queue of the realm can still need. */
+export async function trimEventLog(db: CommonQueryMethods, realmId: number, releasedThrough: number): Promise<void> {
+  await db.query(sql.unsafe`
+    DELETE FROM events WHERE realm_id = ${realmId} AND id <= coalesce(
+      (SELECT min(least(acked_event_id, ${releasedThrough})) FROM event_queues WHERE realm_id = ${realmId}),
+      ${releasedThrough})`);
+}
+
+export function userQueueIds(db: CommonQueryMethods, userId: number): Promise<readonly string[]> {
+  return db.anyFirst(sql.type(z.object({ id: z.string() }))`SELECT id::text AS id FROM event_queues WHERE user_id = ${userId}`);
+}
+
+const aliveRow = z.object({ value: z.number() });
+
+/**
+ * After a restart, give every queue back the time the server was down (measured from the last
+ * flush), so that clients who could not reach a stopped server do not find their queues expired.
+ */
+export async function creditDowntime(db: CommonQueryMethods, nowMs: number): Promise<number> {
+  const last = await db.maybeOneFirst(sql.type(aliveRow)`SELECT (value #>> '{}')::float8 AS value FROM server_state WHERE key = 'last_alive'`);
+  if (last === null || last >= nowMs) return 0;
+  const downMs = nowMs - last;
+  await db.query(sql.unsafe`UPDATE event_queues SET last_contact = last_contact + ${downMs / 1000} * interval '1 second'`);
+  await markAlive(db, nowMs);
+  return downMs;
+}
+
+export async function markAlive(db: CommonQueryMethods, nowMs: number): Promise<void> {
+  await db.query(sql.unsafe`
+    INSERT INTO server_state (key, value) VALUES ('last_alive', ${sql.jsonb(nowMs)})
+    ON CONFLICT (key) DO UPDATE SET value = excluded.value`);
+}
