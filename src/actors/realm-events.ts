@@ -72,6 +72,8 @@ export async function writeWithEvents<T>(
   db: DatabasePool,
   stream: RealmEventStream,
   work: (tx: CommonQueryMethods, emit: Emit) => Promise<T>,
+  /** Runs after commit, before the events are released (e.g. end a deactivated user's queues). */
+  beforeRelease?: (result: T) => void,
 ): Promise<T> {
   const appended: { value: { ticket: Pending; events: PublishedEvent[] } | null } = { value: null };
   try {
@@ -81,6 +83,7 @@ export async function writeWithEvents<T>(
       if (specs.length > 0) appended.value = await stream.append(tx, specs);
       return r;
     });
+    beforeRelease?.(result);
     if (appended.value) stream.committed(appended.value.ticket, appended.value.events);
     return result;
   } catch (e) {

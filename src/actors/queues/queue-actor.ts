@@ -133,10 +133,12 @@ export async function queueActor(st: QueueState, msg: QueueMsg): Promise<QueueSt
       poll(st, msg.lastEventId, msg.dontBlock, msg.respond, msg.signal);
       break;
     case 'abandon':
+      // The client went away: settle its request (the answer goes nowhere) and keep the events.
       if (st.parked?.respond === msg.respond) {
         st.parked.detach();
         st.parked = null;
         touch(st);
+        msg.respond({ events: [] });
       }
       break;
     case 'tick':

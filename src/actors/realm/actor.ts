@@ -21,7 +21,7 @@ export interface RealmContext {
   readonly services: Services;
   readonly realm: RealmHandle;
   readonly state: RealmState;
-  write<T>(work: (tx: CommonQueryMethods, emit: Emit) => Promise<T>): Promise<T>;
+  write<T>(work: (tx: CommonQueryMethods, emit: Emit) => Promise<T>, beforeRelease?: (result: T) => void): Promise<T>;
 }
 
 /** The outside view of one organization: its actor, its cached state and its event stream. */
@@ -97,7 +97,7 @@ async function realmActor(st: ActorState, msg: RealmMsg): Promise<ActorState> {
           services,
           realm: handle,
           state: handle.state,
-          write: (work) => writeWithEvents(services.db, handle.events, work),
+          write: (work, beforeRelease) => writeWithEvents(services.db, handle.events, work, beforeRelease),
         };
         const command = realmCommands[msg.name] as (c: RealmContext, input: unknown) => Promise<unknown>;
         reply(msg.replyTo, ok(await command(ctx, msg.input)));

@@ -138,17 +138,22 @@ async function setActive(ctx: RealmContext, input: SetActiveInput): Promise<User
       entity: 'organization owner',
     });
   }
-  const updated = await ctx.write(async (tx, emit) => {
-    await users.setActive(tx, target.id, input.active);
-    emit({
-      type: 'realm_user',
-      payload: { op: 'update', person: { user_id: target.id, is_active: input.active } },
-      userIds: null,
-    });
-    return { ...target, is_active: input.active };
-  });
-  state.putUser(updated);
-  for (const hook of ctx.realm.userDeactivationHooks) if (!input.active) hook(updated.id);
+  const updated = await ctx.write(
+    async (tx, emit) => {
+      await users.setActive(tx, target.id, input.active);
+      emit({
+        type: 'realm_user',
+        payload: { op: 'update', person: { user_id: target.id, is_active: input.active } },
+        userIds: null,
+      });
+      return { ...target, is_active: input.active };
+    },
+    // Cut the account off before anything else reaches it (its own deactivation included).
+    (record) => {
+      state.putUser(record);
+      if (!input.active) for (const hook of ctx.realm.userDeactivationHooks) hook(record.id);
+    },
+  );
   return updated;
 }
 

@@ -1,0 +1,17 @@
+// Every resource's reducers, one line each.
+import { coreReducers } from './core.js';
+import type { ClientEventJson, Reducer, RegisterState } from './types.js';
+
+export const reducers: Record<string, Reducer> = {
+  ...coreReducers,
+};
+
+export function applyEvents(state: RegisterState, events: readonly ClientEventJson[]): RegisterState {
+  const next = structuredClone(state);
+  for (const e of events) {
+    const r = reducers[e.type];
+    if (!r) throw new Error(`No reducer for event type '${e.type}' (add one under test/helpers/reducers)`);
+    r(next, e);
+  }
+  return next;
+}

@@ -1,0 +1,5 @@
+// A client-side reducer applies one event to the state POST /register returned, the way a
+// client keeps its copy current. Each resource contributes reducers for its event types.
+export type RegisterState = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+export type ClientEventJson = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+export type Reducer = (state: RegisterState, event: ClientEventJson) => void;
