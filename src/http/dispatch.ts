@@ -52,7 +52,6 @@ export function createDispatcher(app: App, tables: { api: RouteTable; site: Rout
   const api = new Router(tables.api);
   const site = new Router(tables.site);
   const { log } = app;
-  const neverAborted = new AbortController().signal;
 
   return async function dispatch(req: ApiRequest): Promise<ApiResponse> {
     const started = performance.now();
@@ -88,7 +87,8 @@ export function createDispatcher(app: App, tables: { api: RouteTable; site: Rout
         remoteAddress: req.remoteAddress,
         headers: req.headers,
         files,
-        signal: req.signal ?? neverAborted,
+        // Each request gets its own signal (parked polls listen on it; a shared one would pile up).
+        signal: req.signal ?? new AbortController().signal,
         log,
       };
       const out = await (endpoint as Endpoint).handle(ctx, values);
