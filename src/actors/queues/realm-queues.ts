@@ -9,6 +9,7 @@ import { bucketOf, dispatch, spawnActor, stopActor, type Ref } from '../runtime.
 import { eventsForQueue } from '../../store/events.js';
 import * as store from '../../store/queues.js';
 import { descriptorSchema, type QueueDescriptor } from './descriptor.js';
+import { PresentationCache } from './presentation.js';
 import {
   badQueue,
   initialQueueState,
@@ -84,7 +85,8 @@ export class RealmQueues {
       }
       if (e.publicChannelId !== null && e.publicChannelId !== undefined) for (const q of this.allPublic) add(q, e);
     }
-    for (const [q, es] of batches) dispatch(q.ref, { kind: 'deliver', events: es });
+    const cache = new PresentationCache();
+    for (const [q, es] of batches) dispatch(q.ref, { kind: 'deliver', events: es, cache });
   }
 
   /**
