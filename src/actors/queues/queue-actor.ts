@@ -280,6 +280,7 @@ function schedule(st: QueueState): void {
   const ref = st.entry.ref;
   st.timerAt = at;
   st.timer = setTimeout(() => dispatch(ref, { kind: 'tick' }), Math.max(0, Math.min(at - now, 2_147_000_000)));
+  st.timer.unref(); // the listening socket keeps a server alive, not its queues
 }
 
 function end(st: QueueState, reason: EndReason): void {
