@@ -5,6 +5,23 @@ import { createSocketTicket, deleteQueue, getEvents, register } from './endpoint
 import { getHealth, getServerSettings } from './endpoints/server.js';
 import { getOwnUser } from './endpoints/users.js';
 import type { RouteTable } from './router.js';
+import {
+  addDefaultStream,
+  archiveStream,
+  getStream,
+  getStreamId,
+  getStreams,
+  getSubscribers,
+  removeDefaultStream,
+  updateStream,
+} from './endpoints/channels.js';
+import {
+  getSubscriptions,
+  subscribe,
+  unsubscribe,
+  updateSubscription,
+  updateSubscriptionProperties,
+} from './endpoints/subscriptions.js';
 
 export const apiRoutes: RouteTable = {
   '/events': { GET: getEvents, DELETE: deleteQueue },
@@ -13,6 +30,14 @@ export const apiRoutes: RouteTable = {
   '/register': { POST: register },
   '/server_settings': { GET: getServerSettings },
   '/users/me': { GET: getOwnUser },
+  '/default_streams': { POST: addDefaultStream, DELETE: removeDefaultStream },
+  '/get_stream_id': { GET: getStreamId },
+  '/streams': { GET: getStreams },
+  '/streams/{stream_id}': { GET: getStream, PATCH: updateStream, DELETE: archiveStream },
+  '/streams/{stream_id}/members': { GET: getSubscribers },
+  '/users/me/subscriptions': { GET: getSubscriptions, POST: subscribe, DELETE: unsubscribe },
+  '/users/me/subscriptions/properties': { POST: updateSubscriptionProperties },
+  '/users/me/subscriptions/{stream_id}': { PATCH: updateSubscription },
 };
 
 export const siteRoutes: RouteTable = {

@@ -1,9 +1,13 @@
 // The realm actor's command table: one spread per resource module. A command is
 // `(ctx: RealmContext, input) => Promise<output>`; RealmHandle.ask is typed from this table.
 import { userCommands } from './users.js';
+import { channelCommands } from './channels.js';
+import { subscriptionCommands } from './subscriptions.js';
 
 export const realmCommands = {
   ...userCommands,
+  ...channelCommands,
+  ...subscriptionCommands,
 };
 
 type Commands = typeof realmCommands;

@@ -2,5 +2,13 @@
 import { realmState } from './realm.js';
 import type { StateProvider } from './state.js';
 import { realmUserState, userSettingsState } from './users.js';
+import { defaultStreamState, streamState, subscriptionState } from './channels.js';
 
-export const stateProviders: readonly StateProvider[] = [realmState, realmUserState, userSettingsState];
+export const stateProviders: readonly StateProvider[] = [
+  realmState,
+  realmUserState,
+  userSettingsState,
+  subscriptionState,
+  streamState,
+  defaultStreamState,
+];

@@ -1,9 +1,11 @@
 // Every resource's reducers, one line each.
 import { coreReducers } from './core.js';
+import { channelReducers } from './channels.js';
 import type { ClientEventJson, Reducer, RegisterState } from './types.js';
 
 export const reducers: Record<string, Reducer> = {
   ...coreReducers,
+  ...channelReducers,
 };
 
 export function applyEvents(state: RegisterState, events: readonly ClientEventJson[]): RegisterState {
