@@ -155,6 +155,12 @@ export const errors = {
     ),
   editConflict: () =>
     new ApiError('EXPECTATION_MISMATCH', "'prev_content_sha256' value does not match the expected value.", 400),
+  badNarrow: (desc: string) => new ApiError('BAD_NARROW', `Invalid narrow operator: ${desc}`, 400),
+  tooManyMessages: (max: number) => bad(`Too many messages requested (maximum ${max}).`),
+  messageEmpty: () => bad('Message must not be empty'),
+  messageNullBytes: () => bad('Message must not contain null bytes'),
+  missingTopic: () => bad('Missing topic'),
+  invalidEmail: (email: string) => bad(`Invalid email '${email}'`),
   reactionExists: () => new ApiError('REACTION_ALREADY_EXISTS', 'Reaction already exists.', 400),
   reactionDoesNotExist: () => new ApiError('REACTION_DOES_NOT_EXIST', "Reaction doesn't exist.", 400),
   uploadTooLarge: (limitMib: number) =>

@@ -14,6 +14,12 @@ export const FLAG_BITS = {
 } as const;
 export type FlagName = keyof typeof FLAG_BITS;
 
+/**
+ * Internal bit, never shown to clients: the row belongs to a direct message. It lets a partial
+ * index find a user's direct messages without scanning their channel history.
+ */
+export const DM_BIT = 256;
+
 /** Mentioned directly, through a group, or by a wildcard. */
 export const MENTION_BITS = FLAG_BITS.mentioned | FLAG_BITS.stream_wildcard_mentioned | FLAG_BITS.topic_wildcard_mentioned;
 

@@ -35,11 +35,9 @@ export function effectiveTopicsPolicy(channelPolicy: TopicsPolicy, realmPolicy: 
 }
 
 /** Throws when the topic is not allowed in a channel under this policy. */
-export function checkTopicAllowed(topic: string, policy: Exclude<TopicsPolicy, 'inherit'>, realmWide: boolean): void {
-  if (topic === '' && policy === 'disable_empty_topic') {
-    throw realmWide ? errors.badRequest('Topics are required in this organization.') : errors.emptyTopicNotAllowed();
-  }
-  if (topic !== '' && policy === 'empty_topic_only') throw errors.namedTopicsNotAllowed();
+export function checkTopicAllowed(topic: string, policy: Exclude<TopicsPolicy, 'inherit'>, emptyTopicDisplayName: string): void {
+  if (topic === '' && policy === 'disable_empty_topic') throw errors.emptyTopicNotAllowed(emptyTopicDisplayName);
+  if (topic !== '' && policy === 'empty_topic_only') throw errors.namedTopicsNotAllowed(emptyTopicDisplayName);
 }
 
 export const isResolved = (topic: string): boolean => topic.startsWith(RESOLVED_TOPIC_PREFIX);

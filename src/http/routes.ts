@@ -15,6 +15,7 @@ import {
   removeDefaultStream,
   updateStream,
 } from './endpoints/channels.js';
+import { getMessage, getMessages, renderMessage, sendMessage } from './endpoints/messages.js';
 import {
   getSubscriptions,
   subscribe,
@@ -32,6 +33,9 @@ export const apiRoutes: RouteTable = {
   '/users/me': { GET: getOwnUser },
   '/default_streams': { POST: addDefaultStream, DELETE: removeDefaultStream },
   '/get_stream_id': { GET: getStreamId },
+  '/messages': { GET: getMessages, POST: sendMessage },
+  '/messages/render': { POST: renderMessage },
+  '/messages/{message_id}': { GET: getMessage },
   '/streams': { GET: getStreams },
   '/streams/{stream_id}': { GET: getStream, PATCH: updateStream, DELETE: archiveStream },
   '/streams/{stream_id}/members': { GET: getSubscribers },

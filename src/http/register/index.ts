@@ -3,6 +3,7 @@ import { realmState } from './realm.js';
 import type { StateProvider } from './state.js';
 import { realmUserState, userSettingsState } from './users.js';
 import { defaultStreamState, streamState, subscriptionState } from './channels.js';
+import { messageState, recentPrivateState, starredState, userTopicState } from './messages.js';
 
 export const stateProviders: readonly StateProvider[] = [
   realmState,
@@ -11,4 +12,8 @@ export const stateProviders: readonly StateProvider[] = [
   subscriptionState,
   streamState,
   defaultStreamState,
+  messageState,
+  starredState,
+  recentPrivateState,
+  userTopicState,
 ];

@@ -12,6 +12,9 @@ CREATE INDEX subscriptions_user_active ON subscriptions (user_id) WHERE active;
 -- Messages that mention a user (unread_msgs mentions, is:mentioned); 56 = the three mention bits.
 CREATE INDEX user_messages_mentions ON user_messages (user_id, message_id) WHERE (flags & 56) <> 0;
 
+-- A user's direct messages (bit 256 marks rows of direct messages; never shown to clients).
+CREATE INDEX user_messages_dm ON user_messages (user_id, message_id) WHERE (flags & 256) <> 0;
+
 -- Topic moves carry user_topics rows along; lookups by channel and topic.
 CREATE INDEX user_topics_channel_topic ON user_topics (channel_id, lower(topic));
 
