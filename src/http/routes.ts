@@ -16,6 +16,8 @@ import {
   updateStream,
 } from './endpoints/channels.js';
 import { getMessage, getMessages, renderMessage, sendMessage } from './endpoints/messages.js';
+import { deleteMessage, getMessageHistory, updateMessage } from './endpoints/message-edit.js';
+import { getTopics, muteTopic, updateUserTopic } from './endpoints/topics.js';
 import {
   getSubscriptions,
   subscribe,
@@ -35,13 +37,17 @@ export const apiRoutes: RouteTable = {
   '/get_stream_id': { GET: getStreamId },
   '/messages': { GET: getMessages, POST: sendMessage },
   '/messages/render': { POST: renderMessage },
-  '/messages/{message_id}': { GET: getMessage },
+  '/messages/{message_id}': { GET: getMessage, PATCH: updateMessage, DELETE: deleteMessage },
+  '/messages/{message_id}/history': { GET: getMessageHistory },
   '/streams': { GET: getStreams },
   '/streams/{stream_id}': { GET: getStream, PATCH: updateStream, DELETE: archiveStream },
   '/streams/{stream_id}/members': { GET: getSubscribers },
   '/users/me/subscriptions': { GET: getSubscriptions, POST: subscribe, DELETE: unsubscribe },
   '/users/me/subscriptions/properties': { POST: updateSubscriptionProperties },
   '/users/me/subscriptions/{stream_id}': { PATCH: updateSubscription },
+  '/users/me/subscriptions/muted_topics': { PATCH: muteTopic },
+  '/users/me/{stream_id}/topics': { GET: getTopics },
+  '/user_topics': { POST: updateUserTopic },
 };
 
 export const siteRoutes: RouteTable = {

@@ -35,6 +35,8 @@ export interface SendInput {
   readonly linkifiers: Linkifiers;
   /** Automated messages (e.g. the resolved-topic notice). */
   readonly kind?: number | undefined;
+  /** A user for whom the message starts read (who caused an automated notice). */
+  readonly readFor?: number | undefined;
 }
 
 export interface SendResult {
@@ -74,6 +76,7 @@ export async function sendMessage(ctx: ConversationContext, input: SendInput): P
         const personal = new Map<number, number>();
         const add = (userId: number, bit: number) => personal.set(userId, (personal.get(userId) ?? 0) | bit);
         for (const u of input.mentionedUserIds) add(u, FLAG_BITS.mentioned);
+        if (input.readFor !== undefined) add(input.readFor, FLAG_BITS.read);
         const alertRows = input.channel
           ? await store.channelAlertWords(tx, input.channel.id)
           : await store.usersAlertWords(tx, input.dm!.userIds);

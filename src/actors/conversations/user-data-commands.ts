@@ -1,2 +1,6 @@
 // The commands of the owners of users' personal message data, one line per module.
-export const userDataCommands = {};
+import { setUserTopicPolicy } from './user-topics.js';
+
+export const userDataCommands = {
+  'userTopic.set': setUserTopicPolicy,
+};

@@ -3,11 +3,13 @@
 import { userCommands } from './users.js';
 import { channelCommands } from './channels.js';
 import { subscriptionCommands } from './subscriptions.js';
+import { systemBotCommands } from './system-bots.js';
 
 export const realmCommands = {
   ...userCommands,
   ...channelCommands,
   ...subscriptionCommands,
+  ...systemBotCommands,
 };
 
 type Commands = typeof realmCommands;

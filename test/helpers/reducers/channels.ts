@@ -1,6 +1,7 @@
 // Reducers for channel events: stream, subscription, default_streams — what a client does with
 // them to keep `streams`, `subscriptions`, `unsubscribed`, `never_subscribed` and
 // `realm_default_streams` current.
+import { recount } from './messages.js';
 import type { Reducer, RegisterState } from './types.js';
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -100,10 +101,15 @@ const subscription: Reducer = (state, e) => {
       for (const { stream_id } of e.subscriptions as Obj[]) {
         const sub = removeFrom(state, 'subscriptions', stream_id);
         if (sub && state.unsubscribed) state.unsubscribed.push(sub);
+        // Unread messages of channels one is not subscribed to are not tracked.
+        const u = state.unread_msgs as Obj | undefined;
+        if (u) u.streams = (u.streams as Obj[]).filter((x) => x.stream_id !== stream_id);
       }
+      recount(state);
       return;
     case 'update':
       for (const s of state.subscriptions ?? []) if (s.stream_id === e.stream_id) s[e.property] = e.value;
+      if (e.property === 'is_muted' || e.property === 'in_home_view') recount(state);
       return;
     case 'peer_add':
       return peerChange(state, e, true);

@@ -122,6 +122,73 @@ const message: Reducer = (state, e) => {
   }
 };
 
+/** unread_msgs.count as clients derive it: everything but muted channel messages. */
+export function recount(state: RegisterState): void {
+  const u = state.unread_msgs as Obj | undefined;
+  if (!u) return;
+  let n = 0;
+  for (const e of u.pms as Obj[]) n += e.unread_message_ids.length;
+  for (const e of u.huddles as Obj[]) n += e.unread_message_ids.length;
+  for (const e of u.streams as Obj[]) if (!isMutedTopic(state, e.stream_id, e.topic)) n += e.unread_message_ids.length;
+  u.count = n;
+}
+
+const updateMessage: Reducer = (state, e) => {
+  const ids = e.message_ids as number[];
+  const flags = (e.flags as string[] | undefined) ?? [];
+  const u = state.unread_msgs as Obj | undefined;
+  const moved = e.new_stream_id !== undefined || e.subject !== undefined;
+  if (u && moved) {
+    const toStream = (e.new_stream_id ?? e.stream_id) as number;
+    const toTopic = (e.subject ?? e.orig_subject) as string;
+    const movedUnread: number[] = [];
+    for (const entry of u.streams as Obj[]) {
+      const keep = entry.unread_message_ids.filter((id: number) => !ids.includes(id));
+      if (keep.length !== entry.unread_message_ids.length) movedUnread.push(...entry.unread_message_ids.filter((id: number) => ids.includes(id)));
+      entry.unread_message_ids = keep;
+    }
+    u.streams = (u.streams as Obj[]).filter((x) => x.unread_message_ids.length > 0);
+    const wereMentions = new Set((u.mentions as number[]).filter((id) => movedUnread.includes(id)));
+    u.mentions = (u.mentions as number[]).filter((id) => !movedUnread.includes(id));
+    if (isSubscribed(state, toStream)) {
+      for (const id of movedUnread) addUnread(state, { id, type: 'stream', streamId: toStream, topic: toTopic, flags: wereMentions.has(id) ? ['mentioned'] : [] });
+    }
+    recount(state);
+  }
+  if (moved && e.new_stream_id !== undefined && !isSubscribed(state, e.new_stream_id) && Array.isArray(state.starred_messages)) {
+    state.starred_messages = (state.starred_messages as number[]).filter((id) => !ids.includes(id));
+  }
+  // A content edit can add or remove a mention of this user.
+  if (u && e.content !== undefined && !flags.includes('read')) {
+    const id = e.message_id as number;
+    const mentioned = flags.includes('mentioned') || flags.includes('wildcard_mentioned');
+    const unread = ['streams', 'pms', 'huddles'].some((k) => (u[k] as Obj[]).some((x) => x.unread_message_ids.includes(id)));
+    u.mentions = (u.mentions as number[]).filter((x) => x !== id);
+    if (mentioned && unread) u.mentions = [...u.mentions, id].sort((a: number, b: number) => a - b);
+  }
+};
+
+const deleteMessage: Reducer = (state, e) => {
+  const ids = (e.message_ids as number[] | undefined) ?? [e.message_id as number];
+  removeUnread(state, ids);
+  if (Array.isArray(state.starred_messages)) state.starred_messages = (state.starred_messages as number[]).filter((id) => !ids.includes(id));
+};
+
+const userTopic: Reducer = (state, e) => {
+  const list = state.user_topics as Obj[] | undefined;
+  if (list) {
+    const at = list.findIndex((t) => t.stream_id === e.stream_id && t.topic_name.toLowerCase() === e.topic_name.toLowerCase());
+    if (at >= 0) list.splice(at, 1);
+    if (e.visibility_policy !== 0) {
+      list.push({ stream_id: e.stream_id, topic_name: e.topic_name, last_updated: e.last_updated, visibility_policy: e.visibility_policy });
+    }
+  }
+  recount(state);
+};
+
 export const messageReducers: Record<string, Reducer> = {
   message,
+  update_message: updateMessage,
+  delete_message: deleteMessage,
+  user_topic: userTopic,
 };
