@@ -18,6 +18,9 @@ import {
 import { getMessage, getMessages, renderMessage, sendMessage } from './endpoints/messages.js';
 import { deleteMessage, getMessageHistory, updateMessage } from './endpoints/message-edit.js';
 import { getTopics, muteTopic, updateUserTopic } from './endpoints/topics.js';
+import { addReaction, removeReaction } from './endpoints/reactions.js';
+import { markAllAsRead, markStreamAsRead, markTopicAsRead, updateFlags, updateFlagsForNarrow } from './endpoints/flags.js';
+import { setEditTyping, setTyping } from './endpoints/typing.js';
 import {
   getSubscriptions,
   subscribe,
@@ -39,6 +42,14 @@ export const apiRoutes: RouteTable = {
   '/messages/render': { POST: renderMessage },
   '/messages/{message_id}': { GET: getMessage, PATCH: updateMessage, DELETE: deleteMessage },
   '/messages/{message_id}/history': { GET: getMessageHistory },
+  '/messages/{message_id}/reactions': { POST: addReaction, DELETE: removeReaction },
+  '/messages/{message_id}/typing': { POST: setEditTyping },
+  '/messages/flags': { POST: updateFlags },
+  '/messages/flags/narrow': { POST: updateFlagsForNarrow },
+  '/mark_all_as_read': { POST: markAllAsRead },
+  '/mark_stream_as_read': { POST: markStreamAsRead },
+  '/mark_topic_as_read': { POST: markTopicAsRead },
+  '/typing': { POST: setTyping },
   '/streams': { GET: getStreams },
   '/streams/{stream_id}': { GET: getStream, PATCH: updateStream, DELETE: archiveStream },
   '/streams/{stream_id}/members': { GET: getSubscribers },

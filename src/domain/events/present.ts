@@ -184,6 +184,22 @@ const subscription: Presenter = (e, ctx) => {
   return [ev];
 };
 
+/** Topics nested in flag details: the display name for clients without empty_topic_name. */
+const updateMessageFlags: Presenter = (e, ctx) => {
+  const ev = base(e, ctx);
+  const details = ev.message_details as Record<string, Obj> | undefined;
+  if (!details || ctx.view.capabilities.empty_topic_name) return [ev];
+  const display = ctx.realm.realm.settings.empty_topic_display_name;
+  return [{ ...ev, message_details: Object.fromEntries(Object.entries(details).map(([id, d]) => [id, withDisplayTopics(d, display)])) }];
+};
+
+const typingEditMessage: Presenter = (e, ctx) => {
+  const ev = base(e, ctx);
+  const recipient = ev.recipient as Obj;
+  if (ctx.view.capabilities.empty_topic_name || recipient.type !== 'channel') return [ev];
+  return [{ ...ev, recipient: withDisplayTopics(recipient, ctx.realm.realm.settings.empty_topic_display_name) }];
+};
+
 const presenters: Readonly<Record<string, Presenter>> = {
   message,
   delete_message: deleteMessage,
@@ -195,6 +211,8 @@ const presenters: Readonly<Record<string, Presenter>> = {
   user_group: userGroup,
   stream,
   subscription,
+  update_message_flags: updateMessageFlags,
+  typing_edit_message: typingEditMessage,
 };
 
 /** Every client event one published event becomes for this client (possibly none). */

@@ -186,7 +186,37 @@ const userTopic: Reducer = (state, e) => {
   recount(state);
 };
 
+const updateMessageFlags: Reducer = (state, e) => {
+  const ids = e.messages as number[];
+  if (e.flag === 'starred' && Array.isArray(state.starred_messages)) {
+    const set = new Set(state.starred_messages as number[]);
+    for (const id of ids) e.op === 'add' ? set.add(id) : set.delete(id);
+    state.starred_messages = [...set].sort((a, b) => a - b);
+  }
+  if (e.flag !== 'read') return;
+  if (e.op === 'add') return removeUnread(state, ids);
+  const me = state.user_id as number;
+  for (const id of ids) {
+    const d = (e.message_details as Record<string, Obj>)[String(id)]!;
+    addUnread(state, {
+      id,
+      type: d.type,
+      streamId: d.stream_id,
+      topic: d.topic,
+      recipientIds: d.type === 'private' ? [...(d.user_ids as number[]), me] : undefined,
+      flags: d.mentioned ? ['mentioned'] : [],
+    });
+  }
+};
+
+const ignored: Reducer = () => undefined;
+
 export const messageReducers: Record<string, Reducer> = {
+  update_message_flags: updateMessageFlags,
+  // Not part of the registered state: reactions travel with messages, typing is ephemeral.
+  reaction: ignored,
+  typing: ignored,
+  typing_edit_message: ignored,
   message,
   update_message: updateMessage,
   delete_message: deleteMessage,
