@@ -21,6 +21,7 @@ import { getTopics, muteTopic, updateUserTopic } from './endpoints/topics.js';
 import { addReaction, removeReaction } from './endpoints/reactions.js';
 import { markAllAsRead, markStreamAsRead, markTopicAsRead, updateFlags, updateFlagsForNarrow } from './endpoints/flags.js';
 import { setEditTyping, setTyping } from './endpoints/typing.js';
+import { deleteAttachment, getFile, getFileUrl, getTemporaryFile, listAttachments, uploadFile } from './endpoints/uploads.js';
 import {
   getSubscriptions,
   subscribe,
@@ -50,6 +51,10 @@ export const apiRoutes: RouteTable = {
   '/mark_stream_as_read': { POST: markStreamAsRead },
   '/mark_topic_as_read': { POST: markTopicAsRead },
   '/typing': { POST: setTyping },
+  '/attachments': { GET: listAttachments },
+  '/attachments/{attachment_id}': { DELETE: deleteAttachment },
+  '/user_uploads': { POST: uploadFile },
+  '/user_uploads/{realm_id}/{bucket}/{token}/{filename}': { GET: getFileUrl },
   '/streams': { GET: getStreams },
   '/streams/{stream_id}': { GET: getStream, PATCH: updateStream, DELETE: archiveStream },
   '/streams/{stream_id}/members': { GET: getSubscribers },
@@ -63,4 +68,6 @@ export const apiRoutes: RouteTable = {
 
 export const siteRoutes: RouteTable = {
   '/health': { GET: getHealth },
+  '/user_uploads/{realm_id}/{bucket}/{token}/{filename}': { GET: getFile },
+  '/user_uploads/temporary/{token}/{filename}': { GET: getTemporaryFile },
 };

@@ -1,4 +1,5 @@
 // The commands of the owners of users' personal message data, one line per module.
+import { addAttachment, removeAttachment } from './attachments.js';
 import { markRead, updateFlags } from './flags.js';
 import { setUserTopicPolicy } from './user-topics.js';
 
@@ -6,4 +7,6 @@ export const userDataCommands = {
   'userTopic.set': setUserTopicPolicy,
   'flags.update': updateFlags,
   'flags.markRead': markRead,
+  'attachment.add': addAttachment,
+  'attachment.remove': removeAttachment,
 };

@@ -217,6 +217,7 @@ export const messageReducers: Record<string, Reducer> = {
   reaction: ignored,
   typing: ignored,
   typing_edit_message: ignored,
+  attachment: ignored,
   message,
   update_message: updateMessage,
   delete_message: deleteMessage,
