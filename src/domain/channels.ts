@@ -49,7 +49,8 @@ export const NON_GUEST_SETTINGS: ReadonlySet<ChannelGroupSetting> = new Set([
   'can_subscribe_group',
 ]);
 
-export type TopicsPolicy = 'inherit' | 'allow_empty_topic' | 'disable_empty_topic' | 'empty_topic_only';
+export const TOPICS_POLICIES = ['inherit', 'allow_empty_topic', 'disable_empty_topic', 'empty_topic_only'] as const;
+export type TopicsPolicy = (typeof TOPICS_POLICIES)[number];
 
 /** What the rules read of a channel. */
 export interface ChannelFacts {

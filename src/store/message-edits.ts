@@ -4,7 +4,7 @@
 import { sql, type CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
 import { FLAG_BITS } from '../domain/flags.js';
-import { messageColumns, messageRow, type MessageRow } from './messages.js';
+import { claimAttachments, messageColumns, messageRow, type MessageRow } from './messages.js';
 
 /**
  * The messages of a topic the user may move: all of them, or (protected history) only those
@@ -198,16 +198,7 @@ export async function relinkAttachments(
     DELETE FROM attachment_messages am USING attachments a
     WHERE am.message_id = ${messageId} AND a.id = am.attachment_id AND NOT (a.path_id = ANY(${sql.array(pathIds, 'text')}))
     RETURNING am.attachment_id`);
-  if (pathIds.length > 0) {
-    await db.query(sql.unsafe`
-      INSERT INTO attachment_messages (attachment_id, message_id)
-      SELECT a.id, ${messageId}::bigint FROM attachments a
-      WHERE a.realm_id = ${realmId} AND a.path_id = ANY(${sql.array(pathIds, 'text')})
-        AND (a.owner_id = ${editorId} OR EXISTS (
-          SELECT 1 FROM attachment_messages am JOIN user_messages um ON um.message_id = am.message_id
-          WHERE am.attachment_id = a.id AND um.user_id = ${editorId}))
-      ON CONFLICT DO NOTHING`);
-  }
+  await claimAttachments(db, realmId, editorId, messageId, pathIds);
   if (unlinked.length === 0) return [];
   return db.any(sql.type(attachmentRow)`
     SELECT a.id, a.file_name, a.path_id, a.size, a.create_time, a.owner_id FROM attachments a

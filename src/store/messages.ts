@@ -76,8 +76,19 @@ export interface FlagRule {
 const recipientRow = z.object({ user_id: z.number(), flags: z.number() });
 export type RecipientRow = z.infer<typeof recipientRow>;
 
-function personalArrays(rule: FlagRule): { ids: number[]; bits: number[] } {
-  return { ids: [...rule.personal.keys()], bits: [...rule.personal.values()] };
+/** The per-user bits of a rule as a CTE `personal(user_id, bits)`. */
+function personalCte(rule: FlagRule) {
+  const ids = [...rule.personal.keys()];
+  const bits = [...rule.personal.values()];
+  return sql.fragment`personal AS (
+    SELECT * FROM unnest(${sql.array(ids, 'int4')}::int[], ${sql.array(bits, 'int4')}::int[]) AS p(user_id, bits))`;
+}
+
+/** A recipient's flags under a rule (`r` the recipient, `p` its personal bits). */
+function flagsOf(rule: FlagRule) {
+  return sql.fragment`${rule.common}::int
+    | CASE WHEN r.user_id = ${rule.senderId} THEN ${rule.senderBits}::int ELSE 0 END
+    | coalesce(p.bits, 0)`;
 }
 
 /**
@@ -90,20 +101,14 @@ export function insertChannelRecipients(
   channelId: number,
   rule: FlagRule,
 ): Promise<readonly RecipientRow[]> {
-  const { ids, bits } = personalArrays(rule);
   return db.any(sql.type(recipientRow)`
-    WITH personal AS (
-      SELECT * FROM unnest(${sql.array(ids, 'int4')}::int[], ${sql.array(bits, 'int4')}::int[]) AS p(user_id, bits)
-    ), recipients AS (
+    WITH ${personalCte(rule)}, recipients AS (
       SELECT s.user_id FROM subscriptions s JOIN users u ON u.id = s.user_id
       WHERE s.channel_id = ${channelId} AND s.active AND u.is_active
       UNION SELECT ${rule.senderId}::int
     )
     INSERT INTO user_messages (user_id, message_id, flags)
-    SELECT r.user_id, ${messageId}::bigint,
-           ${rule.common}::int
-           | CASE WHEN r.user_id = ${rule.senderId} THEN ${rule.senderBits}::int ELSE 0 END
-           | coalesce(p.bits, 0)
+    SELECT r.user_id, ${messageId}::bigint, ${flagsOf(rule)}
     FROM recipients r LEFT JOIN personal p ON p.user_id = r.user_id
     RETURNING user_id, flags`);
 }
@@ -115,16 +120,10 @@ export function insertDmRecipients(
   userIds: readonly number[],
   rule: FlagRule,
 ): Promise<readonly RecipientRow[]> {
-  const { ids, bits } = personalArrays(rule);
   return db.any(sql.type(recipientRow)`
-    WITH personal AS (
-      SELECT * FROM unnest(${sql.array(ids, 'int4')}::int[], ${sql.array(bits, 'int4')}::int[]) AS p(user_id, bits)
-    )
+    WITH ${personalCte(rule)}
     INSERT INTO user_messages (user_id, message_id, flags)
-    SELECT r.user_id, ${messageId}::bigint,
-           ${rule.common}::int
-           | CASE WHEN r.user_id = ${rule.senderId} THEN ${rule.senderBits}::int ELSE 0 END
-           | coalesce(p.bits, 0)
+    SELECT r.user_id, ${messageId}::bigint, ${flagsOf(rule)}
     FROM unnest(${sql.array(userIds, 'int4')}::int[]) AS r(user_id) LEFT JOIN personal p ON p.user_id = r.user_id
     RETURNING user_id, flags`);
 }
@@ -214,7 +213,10 @@ export async function deleteOldIdempotencyKeys(db: CommonQueryMethods, beforeMs:
   await db.query(sql.unsafe`DELETE FROM idempotency_keys WHERE created_at < to_timestamp(${beforeMs / 1000})`);
 }
 
-/** Link uploads referenced by a message that the sender may reference; returns their ids. */
+/**
+ * Link uploads referenced by a message: the author's own, and others' the author may see (a
+ * message the author received references them). Returns the linked ids.
+ */
 export function claimAttachments(
   db: CommonQueryMethods,
   realmId: number,

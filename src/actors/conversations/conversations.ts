@@ -32,6 +32,11 @@ const MAX_REROUTES = 3;
 
 export type ConversationKey = { readonly kind: 'channel'; readonly channelId: number } | { readonly kind: 'dm'; readonly dmKey: string };
 
+/** The owner of a stored message. */
+export function conversationKeyOf(m: { readonly channel_id: number | null; readonly dm_key: string | null }): ConversationKey {
+  return m.channel_id !== null ? { kind: 'channel', channelId: m.channel_id } : { kind: 'dm', dmKey: m.dm_key! };
+}
+
 export interface WriteContext {
   readonly services: Services;
   readonly realm: RealmHandle;

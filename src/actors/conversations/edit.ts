@@ -21,6 +21,7 @@ import type { ConversationContext } from './conversations.js';
 import { sha256Hex } from './edit-rules.js';
 import type { Linkifiers } from './message-view.js';
 import { Reroute } from './serial-actor.js';
+import type { RenderedContent } from './send.js';
 import type { z } from 'zod';
 
 export interface EditInput {
@@ -28,18 +29,13 @@ export interface EditInput {
   readonly messageId: number;
   readonly prevContentSha256?: string | undefined;
   readonly content?:
-    | {
+    | (RenderedContent & {
         readonly content: string;
-        readonly html: string;
-        readonly hasLink: boolean;
-        readonly hasImage: boolean;
-        readonly hasAttachment: boolean;
-        readonly uploadPathIds: readonly string[];
         readonly isMeMessage: boolean;
         readonly mentionedUserIds: readonly number[];
         readonly streamWildcard: boolean;
         readonly topicWildcard: boolean;
-      }
+      })
     | undefined;
   readonly move?:
     | {

@@ -10,19 +10,22 @@ import { setFirstMessageIfUnset } from '../../store/channels.js';
 import type { ConversationContext } from './conversations.js';
 import { messageObject, type Linkifiers } from './message-view.js';
 
+/** Content as rendered, with what the message links to. */
+export interface RenderedContent {
+  readonly html: string;
+  readonly hasLink: boolean;
+  readonly hasImage: boolean;
+  readonly hasAttachment: boolean;
+  readonly uploadPathIds: readonly string[];
+}
+
 export interface SendInput {
   readonly senderId: number;
   /** Exactly one of: a channel and topic, or the participants of a direct message. */
   readonly channel?: { readonly id: number; readonly topic: string; readonly isPublic: boolean } | undefined;
   readonly dm?: { readonly key: string; readonly userIds: readonly number[] } | undefined;
   readonly content: string;
-  readonly rendered: {
-    readonly html: string;
-    readonly hasLink: boolean;
-    readonly hasImage: boolean;
-    readonly hasAttachment: boolean;
-    readonly uploadPathIds: readonly string[];
-  };
+  readonly rendered: RenderedContent;
   readonly isMeMessage: boolean;
   /** Users mentioned directly or through a group (members already expanded). */
   readonly mentionedUserIds: readonly number[];

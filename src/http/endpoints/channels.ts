@@ -4,14 +4,12 @@ import { z } from 'zod';
 import type { ChannelRecord } from '../../actors/realm/channel-index.js';
 import type { GroupSettingInput } from '../../actors/realm/group-settings.js';
 import { activeSubscribers, canReadChannel, canSeeChannel, channelObject } from '../../actors/realm/channel-view.js';
-import { CHANNEL_GROUP_SETTINGS, type ChannelGroupSetting } from '../../domain/channels.js';
+import { CHANNEL_GROUP_SETTINGS, TOPICS_POLICIES, type ChannelGroupSetting } from '../../domain/channels.js';
 import { errors } from '../../domain/errors.js';
 import { isAdmin } from '../../domain/roles.js';
 import { userEndpoint, type UserContext } from '../endpoint.js';
 import { j, p } from '../params.js';
 import { listChannels } from '../views/subscriptions.js';
-
-const TOPICS_POLICIES = ['inherit', 'allow_empty_topic', 'disable_empty_topic', 'empty_topic_only'] as const;
 
 /** message_retention_days: "realm_default" (null), "unlimited"/"forever" (-1) or a number of days. */
 export const retentionDays = () =>

@@ -9,15 +9,13 @@ import { topicFromClient } from '../../domain/events/topics.js';
 import { ALL_FLAG_NAMES, EDITABLE_FLAGS } from '../../domain/flags.js';
 import { checkNarrow, messageNarrowSchema } from '../../domain/narrow.js';
 import { messageChannels, topicHasMessagesFor } from '../../store/flags.js';
-import { firstUnread, searchIds, searchWindow } from '../../store/message-search.js';
 import { flagsFor } from '../../store/messages.js';
 import { userEndpoint } from '../endpoint.js';
 import { p } from '../params.js';
-import { resolveNarrow } from '../views/message-fetch.js';
+import { anchorParam, fetchWindow, resolveNarrow } from '../views/message-fetch.js';
 import { readableChannel } from './channels.js';
 
 const MAX_MESSAGES_PER_UPDATE = 5000;
-const LARGER_THAN_ANY_ID = 10_000_000_000_000_000;
 
 function checkFlagRequest(op: string, flag: string): 'add' | 'remove' {
   if (!ALL_FLAG_NAMES.has(flag)) throw errors.badRequest(`Invalid flag: '${flag}'`);
@@ -82,17 +80,9 @@ export const updateFlags = userEndpoint(
   },
 );
 
-const anchor = () =>
-  p.string().transform((s, c): number | 'newest' | 'oldest' | 'first_unread' => {
-    if (s === 'newest' || s === 'oldest' || s === 'first_unread') return s;
-    if (/^\d{1,16}$/.test(s)) return Number(s);
-    c.addIssue({ code: 'custom', message: 'Invalid anchor' });
-    return z.NEVER;
-  });
-
 export const updateFlagsForNarrow = userEndpoint(
   z.object({
-    anchor: anchor(),
+    anchor: anchorParam(),
     include_anchor: p.bool().default('true'),
     num_before: p.int({ min: 0 }),
     num_after: p.int({ min: 0 }),
@@ -105,15 +95,9 @@ export const updateFlagsForNarrow = userEndpoint(
     if (q.num_before + q.num_after > MAX_MESSAGES_PER_UPDATE) throw errors.tooManyMessages(MAX_MESSAGES_PER_UPDATE);
     const db = ctx.app.db;
     const query = resolveNarrow(ctx.realm, ctx.user, checkNarrow(q.narrow));
-    const requested = q.anchor === 'first_unread' ? ((await firstUnread(db, query)) ?? 'newest') : q.anchor;
-    const at = requested === 'newest' ? LARGER_THAN_ANY_ID : requested === 'oldest' ? 0 : requested;
-    const [before, after, exact] = await Promise.all([
-      searchWindow(db, query, 'before', at, false, q.num_before),
-      searchWindow(db, query, 'after', at, false, q.num_after),
-      q.include_anchor && typeof requested === 'number' ? searchIds(db, query, [at]) : Promise.resolve([]),
-    ]);
+    const w = await fetchWindow(db, query, { anchor: q.anchor, numBefore: q.num_before, numAfter: q.num_after, includeAnchor: q.include_anchor });
     // Only the user's own messages carry flags.
-    const processed = [...before, ...exact, ...after].filter((m) => m.flags !== null).map((m) => m.id).sort((a, b) => a - b);
+    const processed = w.messages.filter((m) => m.flags !== null).map((m) => m.id).sort((a, b) => a - b);
     const sorted = await sortMessages(ctx.realm, ctx.user, processed, op, q.flag);
     const changed = await ctx.realm.conversations.askUser(ctx.user.id, 'flags.update', {
       userId: ctx.user.id,
@@ -127,8 +111,8 @@ export const updateFlagsForNarrow = userEndpoint(
       updated_count: changed.length,
       first_processed_id: processed[0] ?? null,
       last_processed_id: processed.at(-1) ?? null,
-      found_oldest: requested === 'oldest' || before.length < q.num_before,
-      found_newest: requested === 'newest' || after.length < q.num_after,
+      found_oldest: w.foundOldest,
+      found_newest: w.foundNewest,
     };
     if (q.flag === 'read' && op === 'remove') out.ignored_because_not_subscribed_channels = sorted.ignoredChannels;
     return out;

@@ -10,7 +10,7 @@ import {
 } from '../../actors/conversations/edit-rules.js';
 import { noticeMove, noticeResolve } from '../../actors/conversations/notices.js';
 import { checkMentions } from '../../actors/conversations/send-rules.js';
-import type { ConversationKey } from '../../actors/conversations/conversations.js';
+import { conversationKeyOf } from '../../actors/conversations/conversations.js';
 import { loadRenderData } from '../../actors/realm/markdown-context.js';
 import { canReadFullHistory } from '../../actors/realm/channel-view.js';
 import { errors } from '../../domain/errors.js';
@@ -25,9 +25,6 @@ import { userEndpoint, type UserContext } from '../endpoint.js';
 import { p } from '../params.js';
 import { accessibleMessage } from '../views/message-fetch.js';
 import { renderFor } from './messages.js';
-
-const keyOf = (m: MessageRow): ConversationKey =>
-  m.channel_id !== null ? { kind: 'channel', channelId: m.channel_id } : { kind: 'dm', dmKey: m.dm_key! };
 
 /** The topic parameter as a change: stripped, the empty topic's names mapped; unchanged = undefined. */
 function topicChange(ctx: UserContext, m: MessageRow, raw: string | undefined): string | undefined {
@@ -94,7 +91,7 @@ export const updateMessage = userEndpoint(
     }
     // Whether the destination already had messages the editor can see (for the notice's words).
     const destinationHadMessages = plan ? await hadMessages(ctx, plan) : false;
-    const result = await realm.conversations.ask(keyOf(row), 'edit', {
+    const result = await realm.conversations.ask(conversationKeyOf(row), 'edit', {
       editorId: user.id,
       messageId: row.id,
       prevContentSha256: params.prevContentSha256,
@@ -158,7 +155,7 @@ function checkDelete(ctx: UserContext, m: MessageRow): void {
 export const deleteMessage = userEndpoint(z.object({ message_id: p.int() }), async (ctx, q) => {
   const { row } = await accessibleMessage(ctx.realm, ctx.user, q.message_id);
   checkDelete(ctx, row);
-  await ctx.realm.conversations.ask(keyOf(row), 'delete', { messageId: row.id });
+  await ctx.realm.conversations.ask(conversationKeyOf(row), 'delete', { messageId: row.id });
   return {};
 });
 

@@ -23,14 +23,12 @@ import { renderMarkdown, type RenderResult } from '../../domain/markdown/index.j
 import { isMeMessage, normalizeContent } from '../../domain/message-rules.js';
 import { checkNarrow, messageNarrowSchema } from '../../domain/narrow.js';
 import { topicFromParam } from '../../domain/topic-names.js';
-import { firstUnread, searchIds, searchWindow } from '../../store/message-search.js';
+import { searchIds } from '../../store/message-search.js';
 import { userEndpoint, type UserContext } from '../endpoint.js';
 import { p } from '../params.js';
-import { accessibleMessage, resolveNarrow, shapeFound } from '../views/message-fetch.js';
+import { accessibleMessage, anchorParam, fetchWindow, resolveNarrow, shapeFound } from '../views/message-fetch.js';
 
 const MAX_MESSAGES_PER_FETCH = 5000;
-/** The anchor reported for "newest": above any message id. */
-const LARGER_THAN_ANY_ID = 10_000_000_000_000_000;
 const IDEMPOTENCY_KEY_MAX = 255;
 
 export function renderFor(ctx: UserContext, data: RenderData, content: string): RenderResult {
@@ -111,14 +109,6 @@ export const sendMessage = userEndpoint(sendParams, async (ctx, q) => {
 /** Public channels' messages also reach all_public_streams queues. */
 export const isPublicChannel = (c: ChannelRecord) => !c.invite_only;
 
-const anchorParam = () =>
-  p.string().transform((s, c): number | 'newest' | 'oldest' | 'first_unread' => {
-    if (s === 'newest' || s === 'oldest' || s === 'first_unread') return s;
-    if (/^-?\d{1,16}$/.test(s)) return Math.max(0, Number(s));
-    c.addIssue({ code: 'custom', message: 'Invalid anchor' });
-    return z.NEVER;
-  });
-
 const fetchParams = z.object({
   anchor: anchorParam().optional(),
   include_anchor: p.bool().default('true'),
@@ -147,22 +137,16 @@ export const getMessages = userEndpoint(fetchParams, async (ctx, q) => {
   if (q.num_before === undefined) throw errors.missingArgument('num_before');
   if (q.num_after === undefined) throw errors.missingArgument('num_after');
   if (q.num_before + q.num_after > MAX_MESSAGES_PER_FETCH) throw errors.tooManyMessages(MAX_MESSAGES_PER_FETCH);
-  let requested = q.anchor ?? (q.use_first_unread_anchor ? 'first_unread' : undefined);
-  if (requested === undefined) throw errors.missingArgument('anchor');
-  if (requested === 'first_unread') requested = (await firstUnread(db, query)) ?? 'newest';
-  const anchor = requested === 'newest' ? LARGER_THAN_ANY_ID : requested === 'oldest' ? 0 : requested;
-  const [before, after, at] = await Promise.all([
-    searchWindow(db, query, 'before', anchor, false, q.num_before),
-    searchWindow(db, query, 'after', anchor, false, q.num_after),
-    q.include_anchor && typeof requested === 'number' ? searchIds(db, query, [anchor]) : Promise.resolve([]),
-  ]);
+  const anchor = q.anchor ?? (q.use_first_unread_anchor ? 'first_unread' : undefined);
+  if (anchor === undefined) throw errors.missingArgument('anchor');
+  const w = await fetchWindow(db, query, { anchor, numBefore: q.num_before, numAfter: q.num_after, includeAnchor: q.include_anchor });
   return {
-    anchor,
-    found_anchor: at.length > 0,
-    found_oldest: requested === 'oldest' || before.length < q.num_before,
-    found_newest: requested === 'newest' || after.length < q.num_after,
+    anchor: w.anchor,
+    found_anchor: w.foundAnchor,
+    found_oldest: w.foundOldest,
+    found_newest: w.foundNewest,
     history_limited: false,
-    messages: await shapeFound(realm, [...before, ...at, ...after], shape),
+    messages: await shapeFound(realm, w.messages, shape),
   };
 });
 

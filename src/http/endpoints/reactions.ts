@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { loadRenderData } from '../../actors/realm/markdown-context.js';
 import { emojiByCode, emojiByName } from '../../domain/emoji.js';
 import { errors } from '../../domain/errors.js';
-import type { MessageRow } from '../../store/messages.js';
+import { conversationKeyOf } from '../../actors/conversations/conversations.js';
 import { userEndpoint, type UserContext } from '../endpoint.js';
 import { p } from '../params.js';
 import { accessibleMessage } from '../views/message-fetch.js';
@@ -68,9 +68,6 @@ const params = z.object({
   reaction_type: p.enum(REACTION_TYPES).optional(),
 });
 
-const ownerOf = (m: MessageRow) =>
-  m.channel_id !== null ? ({ kind: 'channel', channelId: m.channel_id } as const) : ({ kind: 'dm', dmKey: m.dm_key! } as const);
-
 export const addReaction = userEndpoint(params, async (ctx, q) => {
   if (q.emoji_name === undefined) throw errors.missingArgument('emoji_name');
   const { row } = await accessibleMessage(ctx.realm, ctx.user, q.message_id);
@@ -81,7 +78,7 @@ export const addReaction = userEndpoint(params, async (ctx, q) => {
     emoji = { name: q.emoji_name, code: q.emoji_code, type };
     await checkEmoji(ctx, emoji);
   }
-  await ctx.realm.conversations.ask(ownerOf(row), 'react', {
+  await ctx.realm.conversations.ask(conversationKeyOf(row), 'react', {
     op: 'add',
     userId: ctx.user.id,
     messageId: row.id,
@@ -104,7 +101,7 @@ export const removeReaction = userEndpoint(params, async (ctx, q) => {
   } else if (type === 'unicode_emoji' && emojiByCode(code)?.code !== code) {
     throw errors.badRequest('Invalid emoji code.');
   }
-  await ctx.realm.conversations.ask(ownerOf(row), 'react', {
+  await ctx.realm.conversations.ask(conversationKeyOf(row), 'react', {
     op: 'remove',
     userId: ctx.user.id,
     messageId: row.id,

@@ -4,14 +4,12 @@
 import { z } from 'zod';
 import type { GroupSettingInput } from '../../actors/realm/group-settings.js';
 import type { RealmState } from '../../actors/realm/state.js';
-import { CHANNEL_GROUP_SETTINGS, type ChannelGroupSetting } from '../../domain/channels.js';
+import { CHANNEL_GROUP_SETTINGS, TOPICS_POLICIES, type ChannelGroupSetting } from '../../domain/channels.js';
 import { errors } from '../../domain/errors.js';
 import { userEndpoint } from '../endpoint.js';
 import { j, p } from '../params.js';
 import { gatherSubscriptions } from '../views/subscriptions.js';
 import { retentionDays } from './channels.js';
-
-const TOPICS_POLICIES = ['inherit', 'allow_empty_topic', 'disable_empty_topic', 'empty_topic_only'] as const;
 
 const principalsParam = () => p.json(z.union([z.array(j.int()), z.array(z.string())]));
 

@@ -14,7 +14,10 @@ import { FLAG_BITS, flagNames } from '../../domain/flags.js';
 import type { Narrow, Term } from '../../domain/narrow.js';
 import { isGuest } from '../../domain/roles.js';
 import { flagsFor, messageById, reactionsFor, type MessageRow, type ReactionRow } from '../../store/messages.js';
-import type { FoundMessage, ResolvedTerm, SearchQuery, SearchScope } from '../../store/message-search.js';
+import { firstUnread, searchIds, searchWindow, type FoundMessage, type ResolvedTerm, type SearchQuery, type SearchScope } from '../../store/message-search.js';
+import type { CommonQueryMethods } from 'slonik';
+import { z } from 'zod';
+import { p } from '../params.js';
 
 export interface ShapeOptions {
   readonly applyMarkdown: boolean;
@@ -142,4 +145,48 @@ export async function accessibleMessage(realm: RealmHandle, viewer: UserRecord, 
   const c = row.channel_id !== null ? realm.state.channels.get(row.channel_id) : undefined;
   if (c && canReadFullHistory(realm.state, viewer, c)) return { row, flags: null };
   throw errors.invalidMessage();
+}
+
+/** The anchor reported for "newest": above any message id. */
+export const LARGER_THAN_ANY_ID = 10_000_000_000_000_000;
+
+export type Anchor = number | 'newest' | 'oldest' | 'first_unread';
+
+/** `anchor`: newest, oldest, first_unread or a message id. */
+export const anchorParam = () =>
+  p.string().transform((s, c): Anchor => {
+    if (s === 'newest' || s === 'oldest' || s === 'first_unread') return s;
+    if (/^-?\d{1,16}$/.test(s)) return Math.max(0, Number(s));
+    c.addIssue({ code: 'custom', message: 'Invalid anchor' });
+    return z.NEVER;
+  });
+
+export interface MessageWindow {
+  readonly anchor: number;
+  readonly messages: FoundMessage[];
+  readonly foundAnchor: boolean;
+  readonly foundOldest: boolean;
+  readonly foundNewest: boolean;
+}
+
+/** The matching messages around an anchor: num_before older, the anchor itself, num_after newer. */
+export async function fetchWindow(
+  db: CommonQueryMethods,
+  query: SearchQuery,
+  w: { anchor: Anchor; numBefore: number; numAfter: number; includeAnchor: boolean },
+): Promise<MessageWindow> {
+  const requested = w.anchor === 'first_unread' ? ((await firstUnread(db, query)) ?? 'newest') : w.anchor;
+  const anchor = requested === 'newest' ? LARGER_THAN_ANY_ID : requested === 'oldest' ? 0 : requested;
+  const [before, after, at] = await Promise.all([
+    searchWindow(db, query, 'before', anchor, false, w.numBefore),
+    searchWindow(db, query, 'after', anchor, false, w.numAfter),
+    w.includeAnchor && typeof requested === 'number' ? searchIds(db, query, [anchor]) : Promise.resolve([]),
+  ]);
+  return {
+    anchor,
+    messages: [...before, ...at, ...after],
+    foundAnchor: at.length > 0,
+    foundOldest: requested === 'oldest' || before.length < w.numBefore,
+    foundNewest: requested === 'newest' || after.length < w.numAfter,
+  };
 }
