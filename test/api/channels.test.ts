@@ -282,6 +282,10 @@ update('archiving, with and without the archived_channels capability', async () 
   const listed = (await member.get('/api/v1/streams', { exclude_archived: false })).json.streams.map((s: { name: string }) => s.name);
   assert.ok(listed.includes('U4'));
   assert.not.ok((await member.get('/api/v1/streams')).json.streams.some((s: { name: string }) => s.name === 'U4'));
+  // Clients without the capability hear nothing more about the archived channel.
+  const quiet = await expectConsistent(member, () => owner.patch(`/api/v1/streams/${id2}`, { description: 'in the attic' }), { types: CHANNEL_TYPES });
+  assert.equal(quiet, []);
+  await expectConsistent(member, () => owner.patch(`/api/v1/streams/${id2}`, { new_name: 'U4-attic' }), modern);
   await expectConsistent(member, () => owner.patch(`/api/v1/streams/${id2}`, { is_archived: false }), modern);
 });
 

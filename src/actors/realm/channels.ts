@@ -128,9 +128,10 @@ export function emitVisibilityChange(state: RealmState, emit: Emit, c: ChannelRe
   const after = new Set(metadataAudience(state, c));
   const gained = [...after].filter((u) => !before.has(u));
   const lost = [...before].filter((u) => !after.has(u));
-  if (gained.length > 0) emit(streamCreate.build({ op: 'create', streams: [channelObject(state, c)] }, { userIds: gained }));
+  const archived = c.is_archived ? { _archived: true } : {};
+  if (gained.length > 0) emit(streamCreate.build({ op: 'create', streams: [channelObject(state, c)], ...archived }, { userIds: gained }));
   if (lost.length > 0) {
-    emit(streamDelete.build({ op: 'delete', streams: [channelObject(state, c)], stream_ids: [c.id] }, { userIds: lost }));
+    emit(streamDelete.build({ op: 'delete', streams: [channelObject(state, c)], stream_ids: [c.id], ...archived }, { userIds: lost }));
   }
 }
 
@@ -272,30 +273,18 @@ async function updateChannel(ctx: RealmContext, input: UpdateChannelInput): Prom
     const updated = state.channels.get(current.id)!;
     // Updates go to who sees the channel before and after; the others get create or delete.
     const audience = metadataAudience(state, updated).filter((u) => before.has(u));
-    const oldName = current.name;
-    for (const ch of changes) {
-      emit(
-        streamUpdate.build(
-          { op: 'update', stream_id: current.id, name: ch.property === 'name' ? oldName : updated.name, property: ch.property, value: ch.value, ...ch.extra },
-          { userIds: audience },
-        ),
-      );
-    }
-    for (const [setting] of settingChanges) {
-      emit(
-        streamUpdate.build(
-          { op: 'update', stream_id: current.id, name: updated.name, property: setting, value: state.groupSettingValue(settings[setting]) },
-          { userIds: audience },
-        ),
-      );
-    }
+    // Clients without archived_channels hear nothing about archived channels.
+    const archived = updated.is_archived ? { _archived: true } : {};
+    const update = (property: string, value: unknown, extra: Record<string, unknown> = {}, name = updated.name) =>
+      emit(streamUpdate.build({ op: 'update', stream_id: current.id, name, property, value, ...extra, ...archived }, { userIds: audience }));
+    for (const ch of changes) update(ch.property, ch.value, ch.extra, ch.property === 'name' ? current.name : updated.name);
+    for (const [setting] of settingChanges) update(setting, state.groupSettingValue(settings[setting]));
     // Older clients read the deprecated fields derived from can_send_message_group.
     const policyBefore = channelObject(state, { ...updated, settings: current.settings }).stream_post_policy;
     const policyAfter = channelObject(state, updated).stream_post_policy;
     if (policyBefore !== policyAfter) {
-      for (const [property, value] of [['stream_post_policy', policyAfter], ['is_announcement_only', policyAfter === 2]] as const) {
-        emit(streamUpdate.build({ op: 'update', stream_id: current.id, name: updated.name, property, value }, { userIds: audience }));
-      }
+      update('stream_post_policy', policyAfter);
+      update('is_announcement_only', policyAfter === 2);
     }
     emitVisibilityChange(state, emit, updated, before);
     if (defaultChanged) {

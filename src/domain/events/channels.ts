@@ -5,7 +5,10 @@ import { defineEvent } from './define.js';
 
 const channelObject = z.record(z.string(), z.unknown());
 
-export const streamCreate = defineEvent('stream', z.object({ op: z.literal('create'), streams: z.array(channelObject) }));
+export const streamCreate = defineEvent(
+  'stream',
+  z.object({ op: z.literal('create'), streams: z.array(channelObject), _archived: z.boolean().optional() }),
+);
 
 export const streamDelete = defineEvent(
   'stream',
@@ -13,6 +16,7 @@ export const streamDelete = defineEvent(
     op: z.literal('delete'),
     streams: z.array(channelObject),
     stream_ids: z.array(z.number().int()),
+    _archived: z.boolean().optional(),
   }),
 );
 
