@@ -163,7 +163,7 @@ export const errors = {
   invalidEmail: (email: string) => bad(`Invalid email '${email}'`),
   reactionExists: () => new ApiError('REACTION_ALREADY_EXISTS', 'Reaction already exists.', 400),
   reactionDoesNotExist: () => new ApiError('REACTION_DOES_NOT_EXIST', "Reaction doesn't exist.", 400),
-  uploadTooLarge: (limitMib: number) => bad(`File is larger than this server's configured maximum upload size (${limitMib} MiB).`),
+  uploadTooLarge: (limitMib: number) => bad(`Uploaded file is larger than the allowed limit of ${limitMib} MiB`),
   fileNotFound: () => new ApiError('NOT_FOUND', 'File not found', 404),
   invalidAttachment: () => bad('Invalid attachment'),
 } as const;

@@ -209,8 +209,11 @@ export async function claimIdempotencyKey(db: CommonQueryMethods, userId: number
   return rows.length === 1;
 }
 
-export async function deleteOldIdempotencyKeys(db: CommonQueryMethods, beforeMs: number): Promise<void> {
-  await db.query(sql.unsafe`DELETE FROM idempotency_keys WHERE created_at < to_timestamp(${beforeMs / 1000})`);
+/** Forget a realm's idempotency keys older than `beforeMs` (retries come within minutes). */
+export async function deleteOldIdempotencyKeys(db: CommonQueryMethods, realmId: number, beforeMs: number): Promise<void> {
+  await db.query(sql.unsafe`
+    DELETE FROM idempotency_keys k USING users u
+    WHERE u.id = k.user_id AND u.realm_id = ${realmId} AND k.created_at < to_timestamp(${beforeMs / 1000})`);
 }
 
 /**

@@ -215,7 +215,7 @@ typing('composing in a channel topic, for clients that want it', async () => {
   assert.equal(got.map((e) => [e.op, e.message_type, e.stream_id, e.topic]), [['stop', 'stream', channel, '']]);
   assert.equal(await drainEvents(owner, legacy.queue_id), []);
   assertError(await member.post('/api/v1/typing', { type: 'stream', op: 'start', topic: 't' }), "Missing 'stream_id' argument");
-  assertError(await member.post('/api/v1/typing', { type: 'stream', op: 'start', stream_id: channel }), "Missing 'topic' argument");
+  assertError(await member.post('/api/v1/typing', { type: 'stream', op: 'start', stream_id: channel }), 'Missing topic');
   const priv = await createChannel(owner, 'typing-private', { invite_only: true });
   assertError(await guest.post('/api/v1/typing', { type: 'channel', op: 'start', stream_id: priv, topic: 't' }), 'Invalid channel ID');
 });

@@ -66,7 +66,7 @@ up('refusals', async () => {
   const two = multipart([{ name: 'a.txt', type: 'text/plain', data: 'a' }, { name: 'b.txt', type: 'text/plain', data: 'b' }]);
   assertError(await member.post('/api/v1/user_uploads', {}, two), 'You may only upload one file at a time');
   const big = multipart([{ name: 'big.bin', type: 'application/octet-stream', data: Buffer.alloc(3000) }]);
-  assertError(await member.post('/api/v1/user_uploads', {}, big), "File is larger than this server's configured maximum upload size (0 MiB).");
+  assertError(await member.post('/api/v1/user_uploads', {}, big), 'Uploaded file is larger than the allowed limit of 0.002 MiB');
   assertError(await realm.anonymous('POST', '/api/v1/user_uploads', {}, multipart([{ name: 'a.txt', type: 'text/plain', data: 'a' }])), 'Not logged in: API authentication or user session required', 401);
 });
 

@@ -21,6 +21,7 @@ import { writeWithEvents, type Emit } from '../realm-events.js';
 import { ask, bucketOf, spawnActor, type Ref, type Reply } from '../runtime.js';
 import type { RealmHandle } from '../realm/actor.js';
 import type { Services } from '../../services.js';
+import { deleteOldIdempotencyKeys } from '../../store/messages.js';
 import { conversationCommands } from './conversation-commands.js';
 import { Reroute, spawnSerialActor, type SerialCommand } from './serial-actor.js';
 import { userDataCommands } from './user-data-commands.js';
@@ -29,6 +30,9 @@ const CHANNEL_BUCKETS = 64;
 const DM_BUCKETS = 16;
 const USER_BUCKETS = 16;
 const MAX_REROUTES = 3;
+/** Idempotency keys are kept this long; the sweep runs this often. */
+const IDEMPOTENCY_KEY_TTL_MS = 24 * 3_600_000;
+const SWEEP_INTERVAL_MS = 3_600_000;
 
 export type ConversationKey = { readonly kind: 'channel'; readonly channelId: number } | { readonly kind: 'dm'; readonly dmKey: string };
 
@@ -57,7 +61,15 @@ export class Conversations {
   private readonly dmActors = new Map<number, Ref<SerialCommand<ConversationContext>>>();
   private readonly userActors = new Map<number, Ref<SerialCommand<WriteContext>>>();
 
-  constructor(private readonly realm: RealmHandle) {}
+  constructor(private readonly realm: RealmHandle) {
+    const sweep = setInterval(() => {
+      const { db, clock, log } = realm.services;
+      deleteOldIdempotencyKeys(db, realm.id, clock.now() - IDEMPOTENCY_KEY_TTL_MS).catch((err: unknown) =>
+        log.warn({ err }, 'idempotency key sweep failed'),
+      );
+    }, SWEEP_INTERVAL_MS);
+    sweep.unref();
+  }
 
   private writeContext(): WriteContext {
     const { realm } = this;

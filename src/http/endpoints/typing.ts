@@ -11,6 +11,7 @@ import { topicFromClient } from '../../domain/events/topics.js';
 import { userEndpoint, type UserContext } from '../endpoint.js';
 import { j, p } from '../params.js';
 import { accessibleMessage } from '../views/message-fetch.js';
+import { checkCanSendToChannel } from '../../actors/conversations/send-rules.js';
 import { readableChannel } from './channels.js';
 
 /** Above this many subscribers a channel gets no typing notifications (too much traffic). */
@@ -41,9 +42,10 @@ export const setTyping = userEndpoint(
     const state = realm.state;
     if (q.type === 'stream' || q.type === 'channel') {
       if (q.stream_id === undefined) throw errors.missingArgument('stream_id');
-      if (q.topic === undefined) throw errors.missingArgument('topic');
+      if (q.topic === undefined) throw errors.missingTopic();
+      if (!user.settings.send_stream_typing_notifications) throw errors.badRequest('User has disabled typing notifications for channel messages');
       const c = readableChannel(ctx, q.stream_id);
-      if (!user.settings.send_stream_typing_notifications) return {};
+      checkCanSendToChannel(state, user, c);
       const subscribers = activeSubscribers(state, c.id);
       if (subscribers.length > MAX_CHANNEL_SIZE_FOR_TYPING) return {};
       const topic = topicFromClient(q.topic.trim(), state.realm.settings.empty_topic_display_name);
@@ -54,13 +56,13 @@ export const setTyping = userEndpoint(
     }
     if (q.to === undefined) throw errors.missingArgument('to');
     if (q.to.length === 0) throw errors.badRequest("Empty 'to' list");
+    if (!user.settings.send_private_typing_notifications) throw errors.badRequest('User has disabled typing notifications for direct messages');
     const people = new Map<number, UserRecord>([[user.id, user]]);
     for (const id of q.to) {
       const u = state.user(id);
       if (!u || !u.is_active || !state.canAccessUser(user.id, id)) throw errors.invalidUserId(id);
       people.set(id, u);
     }
-    if (!user.settings.send_private_typing_notifications) return {};
     const recipients = [...people.values()].sort((a, b) => a.id - b.id);
     await realm.events.publishEphemeral([
       typingEvent.build({ op: q.op, message_type: 'direct', sender: person(user), recipients: recipients.map(person) }, { userIds: listeners(ctx, people.keys()) }),

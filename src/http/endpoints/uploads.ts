@@ -26,7 +26,7 @@ export const uploadFile = userEndpoint(z.object({}), async (ctx) => {
   if (files.length > 1) throw errors.badRequest('You may only upload one file at a time');
   const file = files[0]!;
   const max = ctx.app.config.uploads.maxBytes;
-  if (file.data.length > max) throw errors.uploadTooLarge(Math.floor(max / MIB));
+  if (file.data.length > max) throw errors.uploadTooLarge(max >= MIB ? Math.floor(max / MIB) : Number((max / MIB).toFixed(3)));
   const pathId = newPathId(ctx.realm.id, file.filename);
   const store = filesOf(ctx);
   await store.save(pathId, file.data);
