@@ -79,7 +79,6 @@ export async function expectConsistent(
   const events = await drainEvents(user, before.queue_id);
   const applied = applyEvents(before, events);
   const fresh = await registerState(user, o);
-  if (process.env.DEBUG_CONSISTENCY) console.log(JSON.stringify({ events, before: before.unread_msgs, applied: applied.unread_msgs, fresh: fresh.unread_msgs }, null, 1));
   assert.equal(normalize(applied), normalize(fresh), `register state + ${events.length} events differs from a fresh register`);
   await user.delete('/api/v1/events', { queue_id: before.queue_id });
   await user.delete('/api/v1/events', { queue_id: fresh.queue_id });
