@@ -278,6 +278,37 @@ move('topic settings follow a whole-topic move', async () => {
   assert.not.ok(topics.some((t: { topic_name: string }) => t.topic_name === 'followed'));
 });
 
+move('permission table: editing, moving and deleting someone else\'s message, by role', async () => {
+  const { owner } = cast;
+  await createChannel(owner, 'table', { others: [cast.admin, cast.moderator, cast.member, cast.guest, cast.bot] });
+  const elsewhere = await createChannel(owner, 'table-2', { others: [cast.admin, cast.moderator, cast.member, cast.guest, cast.bot] });
+  // With the defaults: topics may be moved by everyone, channels by members, content by the
+  // sender only, and any message deleted by administrators.
+  const expected: Record<string, { topic: boolean; channel: boolean; content: boolean; del: boolean }> = {
+    owner: { topic: true, channel: true, content: false, del: true },
+    admin: { topic: true, channel: true, content: false, del: true },
+    moderator: { topic: true, channel: true, content: false, del: false },
+    member: { topic: true, channel: true, content: false, del: false },
+    guest: { topic: true, channel: false, content: false, del: false },
+    bot: { topic: true, channel: true, content: false, del: false },
+  };
+  const author = await realm.createUser({ name: 'Table Author' });
+  assertSuccess(await owner.post('/api/v1/users/me/subscriptions', { subscriptions: [{ name: 'table' }], principals: [author.id] }));
+  for (const [role, e] of Object.entries(expected)) {
+    const u = cast[role as keyof Cast];
+    const id = await sendToChannel(author, 'table', `t-${role}`, 'x');
+    const check = (ok: boolean, r: Awaited<ReturnType<TestUser['patch']>>, msg: string) => (ok ? assertSuccess(r) : assertError(r, msg));
+    check(e.content, await u.patch(`/api/v1/messages/${id}`, { content: 'mine now' }), "You don't have permission to edit this message");
+    check(e.topic, await u.patch(`/api/v1/messages/${id}`, { topic: `moved-${role}`, send_notification_to_new_thread: false }), "You don't have permission to edit this message");
+    check(e.channel, await u.patch(`/api/v1/messages/${id}`, { stream_id: elsewhere, send_notification_to_new_thread: false }), "You don't have permission to move this message");
+    check(e.del, await u.delete(`/api/v1/messages/${id}`), "You don't have permission to delete this message");
+  }
+  // The author may do all of it to their own message.
+  const own = await sendToChannel(author, 'table', 'own', 'x');
+  assertSuccess(await author.patch(`/api/v1/messages/${own}`, { content: 'edited' }));
+  assertSuccess(await author.delete(`/api/v1/messages/${own}`));
+});
+
 const deletion = suite('deleting messages');
 
 deletion('own messages, any message, and the event', async () => {
