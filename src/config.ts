@@ -46,6 +46,9 @@ const schema = z.object({
   SOCKET_MAX_BACKPRESSURE_BYTES: int(1024).default(1024 * 1024),
   SOCKET_TICKET_TTL_SECONDS: int(1).default(60),
 
+  MAX_UPLOAD_BYTES: int(1).default(25 * 1024 * 1024),
+  UPLOADS_DIR: z.string().min(1).optional(),
+
   BOOTSTRAP_REALM_NAME: z.string().min(1).default('Parley'),
   BOOTSTRAP_OWNER_EMAIL: z.string().email().default('owner@parley.localhost'),
   BOOTSTRAP_OWNER_NAME: z.string().min(1).default('Organization Owner'),
@@ -95,6 +98,12 @@ export interface Config {
     readonly buckets: number;
     readonly socketMaxBackpressureBytes: number;
     readonly socketTicketTtlSecs: number;
+  };
+  readonly uploads: {
+    /** Largest file accepted by POST /user_uploads. */
+    readonly maxBytes: number;
+    /** Where uploaded files are kept (local disk). */
+    readonly dir: string;
   };
   readonly bootstrap: {
     readonly realmName: string;
@@ -160,6 +169,10 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       buckets: e.QUEUE_BUCKETS,
       socketMaxBackpressureBytes: e.SOCKET_MAX_BACKPRESSURE_BYTES,
       socketTicketTtlSecs: e.SOCKET_TICKET_TTL_SECONDS,
+    },
+    uploads: {
+      maxBytes: e.MAX_UPLOAD_BYTES,
+      dir: resolve(e.UPLOADS_DIR ?? resolve(e.DATA_DIR, 'uploads')),
     },
     bootstrap: {
       realmName: e.BOOTSTRAP_REALM_NAME,

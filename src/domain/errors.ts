@@ -111,4 +111,59 @@ export const errors = {
   invalidUserId: (id: number) => bad(`Invalid user ID: ${id}`),
   invalidChannelId: () => bad('Invalid channel ID'),
   invalidMessage: () => bad('Invalid message(s)'),
+
+  // Channels, subscriptions and messages
+  invalidPrincipal: (principal: string | number) =>
+    new ApiError('UNAUTHORIZED_PRINCIPAL', `User not authorized to execute queries on behalf of '${principal}'`, 403, {
+      principal,
+    }),
+  invalidChannelName: (name: string) => bad(`Invalid channel name '${name}'`),
+  channelDoesNotExist: (name: string) =>
+    new ApiError('STREAM_DOES_NOT_EXIST', `Channel '${name}' does not exist`, 400, { stream: name }),
+  channelIdDoesNotExist: (id: number) =>
+    new ApiError('STREAM_DOES_NOT_EXIST', `Channel with ID '${id}' does not exist`, 400, { stream_id: id }),
+  channelsDoNotExist: (names: readonly string[]) => bad(`Channel(s) (${names.join(', ')}) do not exist`),
+  channelExists: (name: string) => new ApiError('CHANNEL_ALREADY_EXISTS', `Channel '${name}' already exists`, 400),
+  cannotAdministerChannel: () =>
+    new ApiError('CANNOT_ADMINISTER_CHANNEL', 'You do not have permission to administer this channel.', 400),
+  notSubscribed: (channelId: number) => bad(`Not subscribed to channel ID ${channelId}`),
+  notAuthorizedToSend: (name: string) => bad(`Not authorized to send to channel '${name}'`),
+  noPostPermission: () => bad('You do not have permission to post in this channel.'),
+  noNewTopicPermission: () => bad('You do not have permission to create new topics in this channel.'),
+  emptyTopicNotAllowed: (displayName = 'general chat') =>
+    new ApiError('TOPIC_REQUIRED', `Sending messages to the ${displayName} topic is not allowed in this channel.`, 400),
+  namedTopicsNotAllowed: (displayName = 'general chat') =>
+    new ApiError('TOPICS_NOT_ALLOWED', `Only the ${displayName} topic is allowed in this channel.`, 400),
+  streamWildcardNotAllowed: () =>
+    new ApiError(
+      'STREAM_WILDCARD_MENTION_NOT_ALLOWED',
+      'You do not have permission to use channel wildcard mentions in this channel.',
+      400,
+    ),
+  topicWildcardNotAllowed: () =>
+    new ApiError('TOPIC_WILDCARD_MENTION_NOT_ALLOWED', 'You do not have permission to use topic wildcard mentions in this topic.', 400),
+  moveTimeLimitExceeded: (firstAllowed: number | null, total: number, allowed: number) =>
+    new ApiError(
+      'MOVE_MESSAGES_TIME_LIMIT_EXCEEDED',
+      `You only have permission to move the ${allowed}/${total} most recent messages in this topic.`,
+      400,
+      {
+        first_message_id_allowed_to_move: firstAllowed,
+        total_messages_in_topic: total,
+        total_messages_allowed_to_move: allowed,
+      },
+    ),
+  editConflict: () =>
+    new ApiError('EXPECTATION_MISMATCH', "'prev_content_sha256' value does not match the expected value.", 400),
+  badNarrow: (desc: string) => new ApiError('BAD_NARROW', `Invalid narrow operator: ${desc}`, 400),
+  tooManyMessages: (max: number) => bad(`Too many messages requested (maximum ${max}).`),
+  messageEmpty: () => bad('Message must not be empty'),
+  messageNullBytes: () => bad('Message must not contain null bytes'),
+  missingTopic: () => bad('Missing topic'),
+  invalidEmail: (email: string) => bad(`Invalid email '${email}'`),
+  reactionExists: () => new ApiError('REACTION_ALREADY_EXISTS', 'Reaction already exists.', 400),
+  reactionDoesNotExist: () => new ApiError('REACTION_DOES_NOT_EXIST', "Reaction doesn't exist.", 400),
+  uploadTooLarge: (limitMib: number) => bad(`Uploaded file is larger than the allowed limit of ${limitMib} MiB`),
+  fileNotFound: () => new ApiError('NOT_FOUND', 'File not found', 404),
+  invalidAttachment: () => bad('Invalid attachment'),
 } as const;

@@ -10,6 +10,7 @@ import { writeWithEvents, type Emit, type RealmEventStream } from '../realm-even
 import { ask, fail, ok, reply, spawnActor, type Ref, type Reply } from '../runtime.js';
 import type { Services } from '../../services.js';
 import { RealmQueues } from '../queues/realm-queues.js';
+import { Conversations } from '../conversations/conversations.js';
 import { realmCommands, type CommandInput, type CommandName, type CommandOutput } from './commands.js';
 import { loadRealmState, type RealmState } from './state.js';
 
@@ -33,6 +34,8 @@ export class RealmHandle {
   readonly userDeactivationHooks: Array<(userId: number) => void> = [];
   /** The organization's event queues. */
   readonly queues: RealmQueues;
+  /** The owners of message writes below the realm actor (channels, direct messages, users). */
+  readonly conversations: Conversations;
 
   constructor(
     readonly services: Services,
@@ -48,6 +51,7 @@ export class RealmHandle {
       services.log,
     );
     this.queues = new RealmQueues(this);
+    this.conversations = new Conversations(this);
   }
 
   get id(): number {

@@ -1,9 +1,15 @@
 // The realm actor's command table: one spread per resource module. A command is
 // `(ctx: RealmContext, input) => Promise<output>`; RealmHandle.ask is typed from this table.
 import { userCommands } from './users.js';
+import { channelCommands } from './channels.js';
+import { subscriptionCommands } from './subscriptions.js';
+import { systemBotCommands } from './system-bots.js';
 
 export const realmCommands = {
   ...userCommands,
+  ...channelCommands,
+  ...subscriptionCommands,
+  ...systemBotCommands,
 };
 
 type Commands = typeof realmCommands;

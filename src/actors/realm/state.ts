@@ -10,6 +10,7 @@ import { parseUserSettings, type UserSettings } from '../../domain/user-settings
 import { listGroups, type GroupRow } from '../../store/groups.js';
 import { getRealm, type RealmRow } from '../../store/realms.js';
 import { listRealmUsers, type UserRow } from '../../store/users.js';
+import { ChannelIndex, loadChannelIndex } from './channel-index.js';
 
 export interface RealmRecord extends Omit<RealmRow, 'settings'> {
   readonly settings: RealmSettings;
@@ -38,6 +39,8 @@ export class RealmState {
   private readonly byEmail = new Map<string, number>();
   readonly groups = new Map<number, GroupRecord>();
   readonly systemGroups = new Map<SystemGroupName, number>();
+  /** Channels, their subscribers, default channels and direct-message partners (messaging). */
+  channels = new ChannelIndex();
 
   constructor(realm: RealmRecord, users: readonly UserRecord[], groups: readonly GroupRecord[]) {
     this.realm = realm;
@@ -128,5 +131,8 @@ export class RealmState {
 
 export async function loadRealmState(db: CommonQueryMethods, realmId: number): Promise<RealmState> {
   const [realm, users, groups] = await Promise.all([getRealm(db, realmId), listRealmUsers(db, realmId), listGroups(db, realmId)]);
-  return new RealmState(toRealmRecord(realm), users.map(toUserRecord), groups.map(toGroupRecord));
+  const state = new RealmState(toRealmRecord(realm), users.map(toUserRecord), groups.map(toGroupRecord));
+  state.channels = await loadChannelIndex(db, realmId, (name) => state.systemGroupId(name));
+  state.peersOf = (viewerId) => state.channels.peersOf(viewerId);
+  return state;
 }

@@ -4,6 +4,7 @@
 // Payload keys starting with `_` are internal inputs of presenters and never reach clients.
 import type { PublishedEvent } from '../../actors/event-sequencer.js';
 import { canSeeDeliveryEmail, dummyEmail } from '../emails.js';
+import { shapeMessage } from './message-shape.js';
 import { withDisplayTopics } from './topics.js';
 import type { ClientEvent, PresentContext } from './view.js';
 
@@ -32,16 +33,12 @@ const one = (e: ClientEvent): ClientEvent[] => [e];
 
 const message: Presenter = (e, ctx) => {
   const ev = base(e, ctx);
-  const m = ev.message as Obj;
   const { view, realm } = ctx;
-  const { rendered_content: rendered, _sender_avatar_source: avatarSource, ...rest } = m;
-  let shown: Obj = {
-    ...rest,
-    content: view.applyMarkdown ? rendered : m.content,
-    content_type: view.applyMarkdown ? 'text/html' : 'text/x-markdown',
-  };
-  if (view.clientExtavatar && avatarSource !== 'U') shown.avatar_url = null;
-  if (!view.capabilities.empty_topic_name) shown = withDisplayTopics(shown, realm.realm.settings.empty_topic_display_name);
+  const shown = shapeMessage(ev.message as Obj, {
+    applyMarkdown: view.applyMarkdown,
+    clientExtavatar: view.clientExtavatar,
+    emptyTopicDisplayName: view.capabilities.empty_topic_name ? null : realm.realm.settings.empty_topic_display_name,
+  });
   const out: ClientEvent = { type: 'message', message: shown, flags: ev.flags ?? [], id: e.id };
   const local = ev._local as { queue_id: string; local_id: string } | undefined;
   if (local && local.queue_id === view.queueId) out.local_message_id = local.local_id;
@@ -187,6 +184,22 @@ const subscription: Presenter = (e, ctx) => {
   return [ev];
 };
 
+/** Topics nested in flag details: the display name for clients without empty_topic_name. */
+const updateMessageFlags: Presenter = (e, ctx) => {
+  const ev = base(e, ctx);
+  const details = ev.message_details as Record<string, Obj> | undefined;
+  if (!details || ctx.view.capabilities.empty_topic_name) return [ev];
+  const display = ctx.realm.realm.settings.empty_topic_display_name;
+  return [{ ...ev, message_details: Object.fromEntries(Object.entries(details).map(([id, d]) => [id, withDisplayTopics(d, display)])) }];
+};
+
+const typingEditMessage: Presenter = (e, ctx) => {
+  const ev = base(e, ctx);
+  const recipient = ev.recipient as Obj;
+  if (ctx.view.capabilities.empty_topic_name || recipient.type !== 'channel') return [ev];
+  return [{ ...ev, recipient: withDisplayTopics(recipient, ctx.realm.realm.settings.empty_topic_display_name) }];
+};
+
 const presenters: Readonly<Record<string, Presenter>> = {
   message,
   delete_message: deleteMessage,
@@ -198,6 +211,8 @@ const presenters: Readonly<Record<string, Presenter>> = {
   user_group: userGroup,
   stream,
   subscription,
+  update_message_flags: updateMessageFlags,
+  typing_edit_message: typingEditMessage,
 };
 
 /** Every client event one published event becomes for this client (possibly none). */

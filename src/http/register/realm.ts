@@ -47,7 +47,7 @@ export const realmState: StateProvider = {
       },
       max_stream_name_length: MAX_STREAM_NAME_LENGTH,
       max_stream_description_length: MAX_STREAM_DESCRIPTION_LENGTH,
-      max_file_upload_size_mib: 25,
+      max_file_upload_size_mib: Math.floor(app.config.uploads.maxBytes / (1024 * 1024)),
       max_avatar_file_size_mib: 5,
       max_icon_file_size_mib: 5,
       max_logo_file_size_mib: 5,

@@ -1,9 +1,13 @@
 // Every resource's reducers, one line each.
 import { coreReducers } from './core.js';
+import { channelReducers } from './channels.js';
+import { messageReducers } from './messages.js';
 import type { ClientEventJson, Reducer, RegisterState } from './types.js';
 
 export const reducers: Record<string, Reducer> = {
   ...coreReducers,
+  ...channelReducers,
+  ...messageReducers,
 };
 
 export function applyEvents(state: RegisterState, events: readonly ClientEventJson[]): RegisterState {
