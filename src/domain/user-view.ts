@@ -1,5 +1,5 @@
 // The API's user object as a given viewer sees it (GET /users, /users/me, realm_users, events).
-import { avatarUrl } from './avatar.js';
+import { avatarUrl, clientComputesAvatar } from './avatar.js';
 import { canSeeDeliveryEmail } from './emails.js';
 import { roleFlags } from './roles.js';
 
@@ -22,10 +22,17 @@ export interface ViewableUser {
   readonly settings: { readonly email_address_visibility: number; readonly timezone?: string };
 }
 
+/** A custom profile field value as user objects carry it (keyed by field id). */
+export interface ProfileValue {
+  readonly value: string;
+  readonly rendered_value?: string;
+}
+export type ProfileData = Readonly<Record<string, ProfileValue>>;
+
 export interface UserViewOptions {
   readonly clientExtavatar: boolean;
   /** Custom profile data (humans only), keyed by field id; omitted when undefined. */
-  readonly profileData?: Record<string, { value: string; rendered_value?: string }> | undefined;
+  readonly profileData?: ProfileData | undefined;
 }
 
 export function isoDate(ms: number): string {
@@ -52,10 +59,21 @@ export function formatUser(
     is_imported_stub: u.is_imported_stub,
     date_joined: isoDate(u.date_joined),
     timezone: u.timezone,
-    avatar_url: avatarUrl(u, o.clientExtavatar),
+    avatar_url: avatarUrl(u, clientComputesAvatar(u, o.clientExtavatar)),
     avatar_version: u.avatar_version,
   };
   if (u.is_bot) out.bot_owner_id = u.bot_owner_id;
   if (!u.is_bot && o.profileData !== undefined) out.profile_data = o.profileData;
   return out;
+}
+
+/** The avatar fields of a realm_user update after an avatar (or its URL's inputs) changed. */
+export function avatarFields(u: ViewableUser) {
+  return {
+    user_id: u.id,
+    avatar_source: u.avatar_source,
+    avatar_url: avatarUrl(u, false),
+    avatar_url_medium: avatarUrl(u, false, true),
+    avatar_version: u.avatar_version,
+  };
 }

@@ -1,20 +1,45 @@
 // The one route table. `api` paths are relative to /api/v1; `site` paths are served at the root.
 // Reading this file shows the whole HTTP surface of Parley.
 import { fetchApiKey } from './endpoints/auth.js';
+import { deleteOwnAvatar, redirectToAvatar, redirectToMediumAvatar, serveUploadedAvatar, setOwnAvatar } from './endpoints/avatars.js';
+import { createBot, deactivateBot, getBotApiKey, regenerateBotApiKey, updateBot } from './endpoints/bots.js';
 import { createSocketTicket, deleteQueue, getEvents, register } from './endpoints/events.js';
 import { getHealth, getServerSettings } from './endpoints/server.js';
-import { getOwnUser } from './endpoints/users.js';
+import { updateSettings } from './endpoints/settings.js';
+import {
+  createUser,
+  deactivateOwnUser,
+  deactivateUser,
+  getOwnUser,
+  getUser,
+  getUsers,
+  reactivateUser,
+  updateUser,
+} from './endpoints/users.js';
 import type { RouteTable } from './router.js';
 
 export const apiRoutes: RouteTable = {
+  '/bots': { POST: createBot },
+  '/bots/{bot_id}': { PATCH: updateBot, DELETE: deactivateBot },
+  '/bots/{bot_id}/api_key': { GET: getBotApiKey },
+  '/bots/{bot_id}/api_key/regenerate': { POST: regenerateBotApiKey },
   '/events': { GET: getEvents, DELETE: deleteQueue },
   '/events/socket_ticket': { POST: createSocketTicket },
   '/fetch_api_key': { POST: fetchApiKey },
   '/register': { POST: register },
   '/server_settings': { GET: getServerSettings },
-  '/users/me': { GET: getOwnUser },
+  '/settings': { PATCH: updateSettings },
+  '/users': { GET: getUsers, POST: createUser },
+  '/users/me': { GET: getOwnUser, DELETE: deactivateOwnUser },
+  '/users/me/avatar': { POST: setOwnAvatar, DELETE: deleteOwnAvatar },
+  // {user_id} is an id or an email address (GET/PATCH /users/{email}, endpoint 2).
+  '/users/{user_id}': { GET: getUser, PATCH: updateUser, DELETE: deactivateUser },
+  '/users/{user_id}/reactivate': { POST: reactivateUser },
 };
 
 export const siteRoutes: RouteTable = {
+  '/avatar/{user_id}': { GET: redirectToAvatar },
+  '/avatar/{user_id}/medium': { GET: redirectToMediumAvatar },
   '/health': { GET: getHealth },
+  '/user_avatars/{realm_id}/{file_name}': { GET: serveUploadedAvatar },
 };

@@ -1,9 +1,13 @@
 // The realm actor's command table: one spread per resource module. A command is
 // `(ctx: RealmContext, input) => Promise<output>`; RealmHandle.ask is typed from this table.
+import { botCommands } from './bots.js';
+import { userProfileCommands } from './user-profile.js';
 import { userCommands } from './users.js';
 
 export const realmCommands = {
   ...userCommands,
+  ...userProfileCommands,
+  ...botCommands,
 };
 
 type Commands = typeof realmCommands;

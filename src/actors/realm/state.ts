@@ -36,6 +36,7 @@ export class RealmState {
   realm: RealmRecord;
   readonly users = new Map<number, UserRecord>();
   private readonly byEmail = new Map<string, number>();
+  private readonly byDeliveryEmail = new Map<string, number>();
   readonly groups = new Map<number, GroupRecord>();
   readonly systemGroups = new Map<SystemGroupName, number>();
 
@@ -61,16 +62,19 @@ export class RealmState {
 
   /** By real address (the login name), case-insensitively. */
   userByDeliveryEmail(email: string): UserRecord | undefined {
-    const e = email.toLowerCase();
-    for (const u of this.users.values()) if (u.delivery_email.toLowerCase() === e) return u;
-    return undefined;
+    const id = this.byDeliveryEmail.get(email.toLowerCase());
+    return id === undefined ? undefined : this.users.get(id);
   }
 
   putUser(u: UserRecord): void {
     const prev = this.users.get(u.id);
     if (prev && prev.email.toLowerCase() !== u.email.toLowerCase()) this.byEmail.delete(prev.email.toLowerCase());
+    if (prev && prev.delivery_email.toLowerCase() !== u.delivery_email.toLowerCase()) {
+      this.byDeliveryEmail.delete(prev.delivery_email.toLowerCase());
+    }
     this.users.set(u.id, u);
     this.byEmail.set(u.email.toLowerCase(), u.id);
+    this.byDeliveryEmail.set(u.delivery_email.toLowerCase(), u.id);
   }
 
   putGroup(g: GroupRecord): void {

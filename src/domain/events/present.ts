@@ -3,7 +3,9 @@
 // Producers emit one canonical payload per change; every client-specific shape is made here.
 // Payload keys starting with `_` are internal inputs of presenters and never reach clients.
 import type { PublishedEvent } from '../../actors/event-sequencer.js';
+import { clientComputesAvatar } from '../avatar.js';
 import { canSeeDeliveryEmail, dummyEmail } from '../emails.js';
+import { EmailVisibility } from '../user-settings.js';
 import { withDisplayTopics } from './topics.js';
 import type { ClientEvent, PresentContext } from './view.js';
 
@@ -40,7 +42,9 @@ const message: Presenter = (e, ctx) => {
     content: view.applyMarkdown ? rendered : m.content,
     content_type: view.applyMarkdown ? 'text/html' : 'text/x-markdown',
   };
-  if (view.clientExtavatar && avatarSource !== 'U') shown.avatar_url = null;
+  const sender = realm.user(m.sender_id as number);
+  const senderSettings = sender?.settings ?? { email_address_visibility: EmailVisibility.everyone };
+  if (clientComputesAvatar({ avatar_source: String(avatarSource), settings: senderSettings }, view.clientExtavatar)) shown.avatar_url = null;
   if (!view.capabilities.empty_topic_name) shown = withDisplayTopics(shown, realm.realm.settings.empty_topic_display_name);
   const out: ClientEvent = { type: 'message', message: shown, flags: ev.flags ?? [], id: e.id };
   const local = ev._local as { queue_id: string; local_id: string } | undefined;
@@ -122,7 +126,7 @@ const realmUser: Presenter = (e, ctx) => {
     });
     if (!visible) shown = { ...shown, delivery_email: null };
   }
-  if ('avatar_url' in person && view.clientExtavatar && target && target.avatar_source !== 'U') {
+  if ('avatar_url' in person && target && clientComputesAvatar(target, view.clientExtavatar)) {
     shown = { ...shown, avatar_url: null };
   }
   return [{ ...ev, person: shown }];

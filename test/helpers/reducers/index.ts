@@ -1,9 +1,11 @@
 // Every resource's reducers, one line each.
 import { coreReducers } from './core.js';
 import type { ClientEventJson, Reducer, RegisterState } from './types.js';
+import { userReducers } from './users.js';
 
 export const reducers: Record<string, Reducer> = {
   ...coreReducers,
+  ...userReducers,
 };
 
 export function applyEvents(state: RegisterState, events: readonly ClientEventJson[]): RegisterState {
