@@ -4,6 +4,15 @@ import { fetchApiKey } from './endpoints/auth.js';
 import { deleteOwnAvatar, redirectToAvatar, redirectToMediumAvatar, serveUploadedAvatar, setOwnAvatar } from './endpoints/avatars.js';
 import { createBot, deactivateBot, getBotApiKey, regenerateBotApiKey, updateBot } from './endpoints/bots.js';
 import { createSocketTicket, deleteQueue, getEvents, register } from './endpoints/events.js';
+import {
+  createProfileField,
+  deleteProfileField,
+  getProfileFields,
+  removeOwnProfileData,
+  reorderProfileFields,
+  updateOwnProfileData,
+  updateProfileField,
+} from './endpoints/profile-fields.js';
 import { getHealth, getServerSettings } from './endpoints/server.js';
 import { updateSettings } from './endpoints/settings.js';
 import {
@@ -26,12 +35,15 @@ export const apiRoutes: RouteTable = {
   '/events': { GET: getEvents, DELETE: deleteQueue },
   '/events/socket_ticket': { POST: createSocketTicket },
   '/fetch_api_key': { POST: fetchApiKey },
+  '/realm/profile_fields': { GET: getProfileFields, POST: createProfileField, PATCH: reorderProfileFields },
+  '/realm/profile_fields/{field_id}': { PATCH: updateProfileField, DELETE: deleteProfileField },
   '/register': { POST: register },
   '/server_settings': { GET: getServerSettings },
   '/settings': { PATCH: updateSettings },
   '/users': { GET: getUsers, POST: createUser },
   '/users/me': { GET: getOwnUser, DELETE: deactivateOwnUser },
   '/users/me/avatar': { POST: setOwnAvatar, DELETE: deleteOwnAvatar },
+  '/users/me/profile_data': { PATCH: updateOwnProfileData, DELETE: removeOwnProfileData },
   // {user_id} is an id or an email address (GET/PATCH /users/{email}, endpoint 2).
   '/users/{user_id}': { GET: getUser, PATCH: updateUser, DELETE: deactivateUser },
   '/users/{user_id}/reactivate': { POST: reactivateUser },

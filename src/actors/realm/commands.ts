@@ -1,6 +1,7 @@
 // The realm actor's command table: one spread per resource module. A command is
 // `(ctx: RealmContext, input) => Promise<output>`; RealmHandle.ask is typed from this table.
 import { botCommands } from './bots.js';
+import { profileFieldCommands } from './profile-fields.js';
 import { userProfileCommands } from './user-profile.js';
 import { userCommands } from './users.js';
 
@@ -8,6 +9,7 @@ export const realmCommands = {
   ...userCommands,
   ...userProfileCommands,
   ...botCommands,
+  ...profileFieldCommands,
 };
 
 type Commands = typeof realmCommands;

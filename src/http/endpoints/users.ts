@@ -12,6 +12,7 @@ import { profileDataByUser } from '../../store/profile-values.js';
 import { publicEndpoint, userEndpoint, type RequestContext } from '../endpoint.js';
 import { requireAdmin } from '../guards.js';
 import { p } from '../params.js';
+import { profileDataParam } from './profile-fields.js';
 
 const readParams = {
   client_extavatar: p.bool().default('true'),
@@ -83,6 +84,7 @@ export const updateUser = userEndpoint(
     full_name: p.string().optional(),
     role: roleParam.optional(),
     new_email: p.string().optional(),
+    profile_data: profileDataParam().optional(),
     // The form before role codes (feature level 8).
     is_admin: p.bool().optional(),
     is_guest: p.bool().optional(),
@@ -99,6 +101,9 @@ export const updateUser = userEndpoint(
       role,
       newEmail: params.new_email,
     });
+    if (params.profile_data) {
+      await ctx.realm.ask('profileData.set', { actorId: ctx.user.id, userId: target.id, data: params.profile_data });
+    }
     return {};
   },
 );

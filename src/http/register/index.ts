@@ -1,6 +1,7 @@
 // The state providers of POST /register, one line per resource.
+import { profileFieldState } from './profile-fields.js';
 import { realmState } from './realm.js';
 import type { StateProvider } from './state.js';
 import { realmBotState, realmUserState, userSettingsState } from './users.js';
 
-export const stateProviders: readonly StateProvider[] = [realmState, realmUserState, userSettingsState, realmBotState];
+export const stateProviders: readonly StateProvider[] = [realmState, realmUserState, userSettingsState, realmBotState, profileFieldState];

@@ -1,6 +1,7 @@
 // The `realm` members of POST /register: organization settings as `realm_*`, server limits and
 // timings clients need.
 import { dummyEmailDomain } from '../../domain/emails.js';
+import { DEFAULT_EXTERNAL_ACCOUNTS } from '../../domain/profile-fields.js';
 import { realmSettingsSchema } from '../../domain/realm-settings.js';
 import { realmIconUrl } from '../endpoints/server.js';
 import { renderPlainDescription } from '../endpoints/render.js';
@@ -39,7 +40,7 @@ export const realmState: StateProvider = {
       realm_push_notifications_enabled_end_timestamp: null,
       realm_upload_quota_mib: null,
       realm_plan_type: 1,
-      realm_default_external_accounts: {},
+      realm_default_external_accounts: DEFAULT_EXTERNAL_ACCOUNTS,
       realm_default_avatar_source: 'G',
       realm_authentication_methods: {
         Email: { enabled: true, available: true },

@@ -1,4 +1,4 @@
-// Reducers for the bots a user administers (realm_bots).
+// Reducers for the bots a user administers (realm_bots) and custom profile fields.
 import type { Reducer } from './types.js';
 
 const realmBot: Reducer = (state, e) => {
@@ -20,6 +20,19 @@ const realmBot: Reducer = (state, e) => {
   }
 };
 
+const customProfileFields: Reducer = (state, e) => {
+  if (state.custom_profile_fields) state.custom_profile_fields = e.fields;
+  // Values of deleted fields are gone with them.
+  const ids = new Set((e.fields as Array<{ id: number }>).map((f) => String(f.id)));
+  for (const list of [state.realm_users, state.realm_non_active_users]) {
+    for (const u of (list ?? []) as Array<{ profile_data?: Record<string, unknown> }>) {
+      if (!u.profile_data) continue;
+      for (const k of Object.keys(u.profile_data)) if (!ids.has(k)) delete u.profile_data[k];
+    }
+  }
+};
+
 export const userReducers: Record<string, Reducer> = {
   realm_bot: realmBot,
+  custom_profile_fields: customProfileFields,
 };
