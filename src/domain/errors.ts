@@ -101,7 +101,7 @@ export const errors = {
   // Permissions
   unauthorizedPrincipal: () =>
     new ApiError('UNAUTHORIZED_PRINCIPAL', 'Must be an organization administrator', 400),
-  mustBeOwner: () => bad('Must be an organization owner'),
+  mustBeOwner: () => new ApiError('UNAUTHORIZED_PRINCIPAL', 'Must be an organization owner', 400),
   insufficientPermission: () => bad('Insufficient permission'),
   notAllowedForBots: () => bad('This endpoint does not accept bot requests.'),
   notAllowedForGuests: () => bad('Not allowed for guest users'),

@@ -13,6 +13,14 @@ import {
   updateOwnProfileData,
   updateProfileField,
 } from './endpoints/profile-fields.js';
+import {
+  addRealmDomain,
+  getRealmDomains,
+  removeRealmDomain,
+  updateRealm,
+  updateRealmDomain,
+  updateUserSettingsDefaults,
+} from './endpoints/realm.js';
 import { getHealth, getServerSettings } from './endpoints/server.js';
 import { updateSettings } from './endpoints/settings.js';
 import {
@@ -35,6 +43,10 @@ export const apiRoutes: RouteTable = {
   '/events': { GET: getEvents, DELETE: deleteQueue },
   '/events/socket_ticket': { POST: createSocketTicket },
   '/fetch_api_key': { POST: fetchApiKey },
+  '/realm': { PATCH: updateRealm },
+  '/realm/domains': { GET: getRealmDomains, POST: addRealmDomain },
+  '/realm/domains/{domain}': { PATCH: updateRealmDomain, DELETE: removeRealmDomain },
+  '/realm/user_settings_defaults': { PATCH: updateUserSettingsDefaults },
   '/realm/profile_fields': { GET: getProfileFields, POST: createProfileField, PATCH: reorderProfileFields },
   '/realm/profile_fields/{field_id}': { PATCH: updateProfileField, DELETE: deleteProfileField },
   '/register': { POST: register },

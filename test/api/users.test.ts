@@ -182,9 +182,9 @@ update('role changes: codes, owner rules, the only owner', async () => {
     assert.is(ur.handle.state.user(target.id)!.role, role);
   }
   // Only owners add or remove the owner role.
-  assertError(await u.admin.patch(`/api/v1/users/${target.id}`, { role: Role.owner }), 'Must be an organization owner');
+  assertError(await u.admin.patch(`/api/v1/users/${target.id}`, { role: Role.owner }), 'Must be an organization owner', 400, 'UNAUTHORIZED_PRINCIPAL');
   assertSuccess(await u.owner.patch(`/api/v1/users/${target.id}`, { role: Role.owner }));
-  assertError(await u.admin.patch(`/api/v1/users/${target.id}`, { role: Role.member }), 'Must be an organization owner');
+  assertError(await u.admin.patch(`/api/v1/users/${target.id}`, { role: Role.member }), 'Must be an organization owner', 400, 'UNAUTHORIZED_PRINCIPAL');
   assertSuccess(await u.owner.patch(`/api/v1/users/${target.id}`, { role: Role.member }));
   // The owner role cannot be removed from the only owner.
   assertError(
@@ -288,7 +288,7 @@ lifecycle('DELETE /users/{id}: administrators only; owners need an owner', async
     assertError(await l[who].delete(`/api/v1/users/${target.id}`), 'Must be an organization administrator', 400, 'UNAUTHORIZED_PRINCIPAL');
   }
   const owner2 = await lr.createUser({ role: Role.owner });
-  assertError(await l.admin.delete(`/api/v1/users/${owner2.id}`), 'Must be an organization owner');
+  assertError(await l.admin.delete(`/api/v1/users/${owner2.id}`), 'Must be an organization owner', 400, 'UNAUTHORIZED_PRINCIPAL');
   assertError(await l.admin.delete(`/api/v1/users/${l.bot.id}`), 'No such user');
   assertError(await l.admin.delete('/api/v1/users/999999'), 'No such user');
   assertSuccess(await l.owner.delete(`/api/v1/users/${owner2.id}`));
@@ -326,7 +326,7 @@ lifecycle('POST /users/{id}/reactivate', async () => {
   assertSuccess(await bot.get('/api/v1/users/me'));
   const owner2 = await lr.createUser({ role: Role.owner });
   assertSuccess(await owner2.delete('/api/v1/users/me'));
-  assertError(await l.admin.post(`/api/v1/users/${owner2.id}/reactivate`), 'Must be an organization owner');
+  assertError(await l.admin.post(`/api/v1/users/${owner2.id}/reactivate`), 'Must be an organization owner', 400, 'UNAUTHORIZED_PRINCIPAL');
   assertSuccess(await l.owner.post(`/api/v1/users/${owner2.id}/reactivate`));
 });
 

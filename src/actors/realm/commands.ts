@@ -2,6 +2,7 @@
 // `(ctx: RealmContext, input) => Promise<output>`; RealmHandle.ask is typed from this table.
 import { botCommands } from './bots.js';
 import { profileFieldCommands } from './profile-fields.js';
+import { realmSettingsCommands } from './realm-settings.js';
 import { userProfileCommands } from './user-profile.js';
 import { userCommands } from './users.js';
 
@@ -10,6 +11,7 @@ export const realmCommands = {
   ...userProfileCommands,
   ...botCommands,
   ...profileFieldCommands,
+  ...realmSettingsCommands,
 };
 
 type Commands = typeof realmCommands;

@@ -9,7 +9,7 @@ import { realmBotEvent, realmUserEvent } from '../../domain/events/users.js';
 import { Role, isAdmin, isOwner } from '../../domain/roles.js';
 import { generateApiKey, hashApiKey, sealApiKey } from '../../domain/secrets.js';
 import { directSystemGroups, isFullMember, SYSTEM_GROUPS } from '../../domain/system-groups.js';
-import { userSettingsSchema } from '../../domain/user-settings.js';
+import { EmailVisibility, userSettingsSchema } from '../../domain/user-settings.js';
 import { formatUser } from '../../domain/user-view.js';
 import { setSystemMemberships } from '../../store/groups.js';
 import * as users from '../../store/users.js';
@@ -85,7 +85,12 @@ async function createUser(ctx: RealmContext, input: CreateUserInput): Promise<Cr
   }
   if (input.bot && input.role === Role.owner) throw errors.badRequest('Bots cannot be organization owners');
   const apiKey = generateApiKey();
-  const settings = userSettingsSchema.parse({ timezone: input.timezone ?? '' });
+  // New accounts start from the organization's defaults; bots always show their address.
+  const settings = userSettingsSchema.parse({
+    ...state.realm.settings.user_settings_defaults,
+    timezone: input.timezone ?? '',
+    ...(input.bot ? { email_address_visibility: EmailVisibility.everyone } : {}),
+  });
   const user = await ctx.write(
     async (tx, emit) => {
       const row = await users.insertUser(tx, {

@@ -1,7 +1,7 @@
 // Users: reading accounts (GET /users, /users/{id|email}, /users/me), administrators changing
 // them (PATCH /users/{id|email}, endpoints 2 and 7), creating, deactivating and reactivating.
 import { z } from 'zod';
-import { sql } from 'slonik';
+import { sql, type CommonQueryMethods } from 'slonik';
 import type { RealmState, UserRecord } from '../../actors/realm/state.js';
 import { accessUser, userByRef } from '../../actors/realm/user-access.js';
 import { errors } from '../../domain/errors.js';
@@ -9,6 +9,8 @@ import { ROLE_CODES, isOwner, type Role } from '../../domain/roles.js';
 import { hashPassword } from '../../domain/secrets.js';
 import { formatUser, type ProfileData } from '../../domain/user-view.js';
 import { profileDataByUser } from '../../store/profile-values.js';
+import { listDomains } from '../../store/realm-domains.js';
+import { isAllowedByDomains } from '../../domain/realm-domains.js';
 import { publicEndpoint, userEndpoint, type RequestContext } from '../endpoint.js';
 import { requireAdmin } from '../guards.js';
 import { p } from '../params.js';
@@ -130,6 +132,7 @@ export const createUser = userEndpoint(
   async (ctx, params) => {
     if (!ctx.user.can_create_users) throw errors.notAuthorizedForQuery();
     checkPasswordStrength(params.password);
+    await checkEmailAllowed(ctx.app.db, ctx.realm.state, params.email);
     const { user } = await ctx.realm.ask('user.create', {
       email: params.email,
       fullName: params.full_name,
@@ -139,6 +142,12 @@ export const createUser = userEndpoint(
     return { user_id: user.id };
   },
 );
+
+/** With emails_restricted_to_domains, only addresses in the allowed domains may join. */
+export async function checkEmailAllowed(db: CommonQueryMethods, state: RealmState, email: string): Promise<void> {
+  if (!state.realm.settings.emails_restricted_to_domains) return;
+  if (!isAllowedByDomains(email, await listDomains(db, state.id))) throw errors.badRequest(`Email '${email}' not allowed in this organization`);
+}
 
 export const deactivateUser = userEndpoint(
   z.object({ user_id: p.int(), deactivation_notification_comment: p.string({ max: 2000 }).optional() }),

@@ -7,7 +7,7 @@ import { realmIconUrl } from '../endpoints/server.js';
 import { renderPlainDescription } from '../endpoints/render.js';
 import { MAX_STREAM_DESCRIPTION_LENGTH, MAX_STREAM_NAME_LENGTH, type StateProvider } from './state.js';
 
-const SCALAR_SETTINGS = Object.keys(realmSettingsSchema.shape).filter((k) => k !== 'groups');
+const SCALAR_SETTINGS = Object.keys(realmSettingsSchema.shape).filter((k) => k !== 'groups' && k !== 'user_settings_defaults');
 const serverGeneration = Date.now();
 
 export const realmState: StateProvider = {

@@ -1,11 +1,13 @@
 // Every resource's reducers, one line each.
 import { coreReducers } from './core.js';
+import { realmReducers } from './realm.js';
 import type { ClientEventJson, Reducer, RegisterState } from './types.js';
 import { userReducers } from './users.js';
 
 export const reducers: Record<string, Reducer> = {
   ...coreReducers,
   ...userReducers,
+  ...realmReducers,
 };
 
 export function applyEvents(state: RegisterState, events: readonly ClientEventJson[]): RegisterState {
