@@ -21,6 +21,17 @@ import {
   updateRealmDomain,
   updateUserSettingsDefaults,
 } from './endpoints/realm.js';
+import {
+  addLinkifier,
+  addRealmEmoji,
+  deactivateRealmEmoji,
+  getLinkifiers,
+  getRealmEmoji,
+  removeLinkifier,
+  reorderLinkifiers,
+  serveRealmEmoji,
+  updateLinkifier,
+} from './endpoints/realm-content.js';
 import { getHealth, getServerSettings } from './endpoints/server.js';
 import { updateSettings } from './endpoints/settings.js';
 import {
@@ -46,6 +57,11 @@ export const apiRoutes: RouteTable = {
   '/realm': { PATCH: updateRealm },
   '/realm/domains': { GET: getRealmDomains, POST: addRealmDomain },
   '/realm/domains/{domain}': { PATCH: updateRealmDomain, DELETE: removeRealmDomain },
+  '/realm/emoji': { GET: getRealmEmoji },
+  '/realm/emoji/{emoji_name}': { POST: addRealmEmoji, DELETE: deactivateRealmEmoji },
+  '/realm/filters': { POST: addLinkifier },
+  '/realm/filters/{filter_id}': { PATCH: updateLinkifier, DELETE: removeLinkifier },
+  '/realm/linkifiers': { GET: getLinkifiers, PATCH: reorderLinkifiers },
   '/realm/user_settings_defaults': { PATCH: updateUserSettingsDefaults },
   '/realm/profile_fields': { GET: getProfileFields, POST: createProfileField, PATCH: reorderProfileFields },
   '/realm/profile_fields/{field_id}': { PATCH: updateProfileField, DELETE: deleteProfileField },
@@ -66,4 +82,5 @@ export const siteRoutes: RouteTable = {
   '/avatar/{user_id}/medium': { GET: redirectToMediumAvatar },
   '/health': { GET: getHealth },
   '/user_avatars/{realm_id}/{file_name}': { GET: serveUploadedAvatar },
+  '/user_avatars/{realm_id}/emoji/images/{file_name}': { GET: serveRealmEmoji },
 };

@@ -2,6 +2,7 @@
 // `(ctx: RealmContext, input) => Promise<output>`; RealmHandle.ask is typed from this table.
 import { botCommands } from './bots.js';
 import { profileFieldCommands } from './profile-fields.js';
+import { realmContentCommands } from './realm-content.js';
 import { realmSettingsCommands } from './realm-settings.js';
 import { userProfileCommands } from './user-profile.js';
 import { userCommands } from './users.js';
@@ -12,6 +13,7 @@ export const realmCommands = {
   ...botCommands,
   ...profileFieldCommands,
   ...realmSettingsCommands,
+  ...realmContentCommands,
 };
 
 type Commands = typeof realmCommands;

@@ -7,7 +7,10 @@ import { isMemberRecursive, type GroupLike } from '../../domain/group-membership
 import { parseRealmSettings, type RealmSettings } from '../../domain/realm-settings.js';
 import type { SystemGroupName } from '../../domain/system-groups.js';
 import { parseUserSettings, type UserSettings } from '../../domain/user-settings.js';
+import type { RealmEmojiRecord } from '../../domain/realm-emoji.js';
 import { listGroups, type GroupRow } from '../../store/groups.js';
+import { listLinkifiers } from '../../store/linkifiers.js';
+import { listRealmEmoji } from '../../store/realm-emoji.js';
 import { getRealm, type RealmRow } from '../../store/realms.js';
 import { listRealmUsers, type UserRow } from '../../store/users.js';
 
@@ -21,6 +24,18 @@ export interface UserRecord extends Omit<UserRow, 'settings'> {
 
 export interface GroupRecord extends Omit<GroupRow, 'members' | 'subgroups' | 'settings' | 'deactivated'>, GroupLike {
   readonly settings: Readonly<Record<string, number>>;
+}
+
+export interface LinkifierRecord {
+  readonly id: number;
+  readonly pattern: string;
+  readonly url_template: string;
+}
+
+/** Custom emoji and linkifiers: what the Markdown renderer needs besides users and groups. */
+export interface RealmContent {
+  readonly emoji: readonly RealmEmojiRecord[];
+  readonly linkifiers: readonly LinkifierRecord[];
 }
 
 export const toRealmRecord = (r: RealmRow): RealmRecord => ({ ...r, settings: parseRealmSettings(r.settings) });
@@ -39,11 +54,23 @@ export class RealmState {
   private readonly byDeliveryEmail = new Map<string, number>();
   readonly groups = new Map<number, GroupRecord>();
   readonly systemGroups = new Map<SystemGroupName, number>();
+  /** Custom emoji by id, deactivated ones included. */
+  readonly realmEmoji = new Map<number, RealmEmojiRecord>();
+  /** In the organization's order: earlier ones win where matches overlap. */
+  linkifiers: readonly LinkifierRecord[] = [];
 
-  constructor(realm: RealmRecord, users: readonly UserRecord[], groups: readonly GroupRecord[]) {
+  constructor(realm: RealmRecord, users: readonly UserRecord[], groups: readonly GroupRecord[], content?: RealmContent) {
     this.realm = realm;
     for (const u of users) this.putUser(u);
     for (const g of groups) this.putGroup(g);
+    for (const e of content?.emoji ?? []) this.realmEmoji.set(e.id, e);
+    this.linkifiers = content?.linkifiers ?? [];
+  }
+
+  /** The active custom emoji of this name, if any. */
+  activeEmojiNamed(name: string): RealmEmojiRecord | undefined {
+    for (const e of this.realmEmoji.values()) if (!e.deactivated && e.name === name) return e;
+    return undefined;
   }
 
   get id(): number {
@@ -131,6 +158,12 @@ export class RealmState {
 }
 
 export async function loadRealmState(db: CommonQueryMethods, realmId: number): Promise<RealmState> {
-  const [realm, users, groups] = await Promise.all([getRealm(db, realmId), listRealmUsers(db, realmId), listGroups(db, realmId)]);
-  return new RealmState(toRealmRecord(realm), users.map(toUserRecord), groups.map(toGroupRecord));
+  const [realm, users, groups, emoji, linkifiers] = await Promise.all([
+    getRealm(db, realmId),
+    listRealmUsers(db, realmId),
+    listGroups(db, realmId),
+    listRealmEmoji(db, realmId),
+    listLinkifiers(db, realmId),
+  ]);
+  return new RealmState(toRealmRecord(realm), users.map(toUserRecord), groups.map(toGroupRecord), { emoji, linkifiers });
 }

@@ -6,7 +6,7 @@ import type { UserRecord } from '../../actors/realm/state.js';
 import { userByRef } from '../../actors/realm/user-access.js';
 import { avatarUrl, externalAvatarUrl } from '../../domain/avatar.js';
 import { errors } from '../../domain/errors.js';
-import { sniffImageType } from '../../domain/images.js';
+import { sniffImageType, type ImageType } from '../../domain/images.js';
 import { isAdmin } from '../../domain/roles.js';
 import { blobStore } from '../../store/blobs.js';
 import type { UploadedFile } from '../body.js';
@@ -16,7 +16,7 @@ import { p } from '../params.js';
 export const MAX_AVATAR_FILE_SIZE_MIB = 5;
 
 /** Check an uploaded picture: an image within the size limit. Returns its content type. */
-export function checkImageUpload(file: UploadedFile, limitMib: number): string {
+export function checkImageUpload(file: UploadedFile, limitMib: number): ImageType {
   if (file.data.length > limitMib * 1024 * 1024) throw errors.fileTooLarge(limitMib);
   const type = sniffImageType(file.data);
   if (!type) throw errors.notAnImage();

@@ -1,8 +1,9 @@
 // The state providers of POST /register, one line per resource.
 import { profileFieldState } from './profile-fields.js';
 import { realmState } from './realm.js';
+import { linkifierState, realmEmojiState } from './realm-content.js';
 import { realmDomainsState, realmUserDefaultsState } from './realm-extras.js';
 import type { StateProvider } from './state.js';
 import { realmBotState, realmUserState, userSettingsState } from './users.js';
 
-export const stateProviders: readonly StateProvider[] = [realmState, realmUserState, userSettingsState, realmBotState, profileFieldState, realmDomainsState, realmUserDefaultsState];
+export const stateProviders: readonly StateProvider[] = [realmState, realmUserState, userSettingsState, realmBotState, profileFieldState, realmDomainsState, realmUserDefaultsState, realmEmojiState, linkifierState];

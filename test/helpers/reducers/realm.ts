@@ -1,4 +1,5 @@
-// Reducers for the organization's allowed domains and new accounts' setting defaults.
+// Reducers for the organization's allowed domains, new accounts' setting defaults, custom emoji
+// and linkifiers.
 import type { Reducer } from './types.js';
 
 const realmDomains: Reducer = (state, e) => {
@@ -16,7 +17,19 @@ const userSettingsDefaults: Reducer = (state, e) => {
   if (state.realm_user_settings_defaults) state.realm_user_settings_defaults[e.property] = e.value;
 };
 
+const realmEmoji: Reducer = (state, e) => {
+  if (!state.realm_emoji) return;
+  if (e.op === 'update') state.realm_emoji = e.realm_emoji;
+  else state.realm_emoji[e.emoji.id] = e.emoji;
+};
+
+const realmLinkifiers: Reducer = (state, e) => {
+  if (state.realm_linkifiers) state.realm_linkifiers = e.realm_linkifiers;
+};
+
 export const realmReducers: Record<string, Reducer> = {
   realm_domains: realmDomains,
   realm_user_settings_defaults: userSettingsDefaults,
+  realm_emoji: realmEmoji,
+  realm_linkifiers: realmLinkifiers,
 };
