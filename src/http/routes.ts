@@ -5,6 +5,22 @@ import { deleteOwnAvatar, redirectToAvatar, redirectToMediumAvatar, serveUploade
 import { createBot, deactivateBot, getBotApiKey, regenerateBotApiKey, updateBot } from './endpoints/bots.js';
 import { createSocketTicket, deleteQueue, getEvents, register } from './endpoints/events.js';
 import {
+  addAlertWords,
+  addView,
+  createSnippet,
+  deleteSnippet,
+  editSnippet,
+  editView,
+  getAlertWords,
+  getSnippets,
+  getUserStatus,
+  getViews,
+  removeAlertWords,
+  removeView,
+  setOwnStatus,
+  setUserStatus,
+} from './endpoints/personal.js';
+import {
   createProfileField,
   deleteProfileField,
   getProfileFields,
@@ -54,6 +70,8 @@ export const apiRoutes: RouteTable = {
   '/events': { GET: getEvents, DELETE: deleteQueue },
   '/events/socket_ticket': { POST: createSocketTicket },
   '/fetch_api_key': { POST: fetchApiKey },
+  '/navigation_views': { GET: getViews, POST: addView },
+  '/navigation_views/{fragment}': { PATCH: editView, DELETE: removeView },
   '/realm': { PATCH: updateRealm },
   '/realm/domains': { GET: getRealmDomains, POST: addRealmDomain },
   '/realm/domains/{domain}': { PATCH: updateRealmDomain, DELETE: removeRealmDomain },
@@ -66,15 +84,20 @@ export const apiRoutes: RouteTable = {
   '/realm/profile_fields': { GET: getProfileFields, POST: createProfileField, PATCH: reorderProfileFields },
   '/realm/profile_fields/{field_id}': { PATCH: updateProfileField, DELETE: deleteProfileField },
   '/register': { POST: register },
+  '/saved_snippets': { GET: getSnippets, POST: createSnippet },
+  '/saved_snippets/{saved_snippet_id}': { PATCH: editSnippet, DELETE: deleteSnippet },
   '/server_settings': { GET: getServerSettings },
   '/settings': { PATCH: updateSettings },
   '/users': { GET: getUsers, POST: createUser },
   '/users/me': { GET: getOwnUser, DELETE: deactivateOwnUser },
+  '/users/me/alert_words': { GET: getAlertWords, POST: addAlertWords, DELETE: removeAlertWords },
   '/users/me/avatar': { POST: setOwnAvatar, DELETE: deleteOwnAvatar },
   '/users/me/profile_data': { PATCH: updateOwnProfileData, DELETE: removeOwnProfileData },
+  '/users/me/status': { POST: setOwnStatus },
   // {user_id} is an id or an email address (GET/PATCH /users/{email}, endpoint 2).
   '/users/{user_id}': { GET: getUser, PATCH: updateUser, DELETE: deactivateUser },
   '/users/{user_id}/reactivate': { POST: reactivateUser },
+  '/users/{user_id}/status': { GET: getUserStatus, POST: setUserStatus },
 };
 
 export const siteRoutes: RouteTable = {

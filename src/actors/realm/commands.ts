@@ -1,6 +1,7 @@
 // The realm actor's command table: one spread per resource module. A command is
 // `(ctx: RealmContext, input) => Promise<output>`; RealmHandle.ask is typed from this table.
 import { botCommands } from './bots.js';
+import { personalCommands } from './personal.js';
 import { profileFieldCommands } from './profile-fields.js';
 import { realmContentCommands } from './realm-content.js';
 import { realmSettingsCommands } from './realm-settings.js';
@@ -14,6 +15,7 @@ export const realmCommands = {
   ...profileFieldCommands,
   ...realmSettingsCommands,
   ...realmContentCommands,
+  ...personalCommands,
 };
 
 type Commands = typeof realmCommands;

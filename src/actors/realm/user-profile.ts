@@ -5,6 +5,7 @@
 import type { EventSpec } from '../event-sequencer.js';
 import { apiEmailFor, canSeeDeliveryEmail, isValidEmail } from '../../domain/emails.js';
 import { errors } from '../../domain/errors.js';
+import { userStatusEvent } from '../../domain/events/personal.js';
 import { realmBotEvent, realmUserEvent, userSettingsEvent } from '../../domain/events/users.js';
 import { isOwner, type Role } from '../../domain/roles.js';
 import {
@@ -104,6 +105,10 @@ export function settingChange(state: RealmState, u: UserRecord, name: UserSettin
     next = { ...next, timezone: value as string };
     patch.timezone = value as string;
     events.push(realmUserEvent.build({ op: 'update', person: { user_id: u.id, email: u.email, timezone: value as string } }, all));
+  }
+  if (name === 'presence_enabled') {
+    // A status "away" is the inverse of presence_enabled (the legacy form clients still read).
+    events.push(userStatusEvent.build({ user_id: u.id, away: !value }, all));
   }
   if (name === 'email_address_visibility') {
     next = { ...next, email: apiEmailFor(u.id, u.delivery_email, value as number, state.realm.host) };

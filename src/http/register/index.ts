@@ -1,4 +1,5 @@
 // The state providers of POST /register, one line per resource.
+import { alertWordsState, navigationViewsState, savedSnippetsState, userStatusState } from './personal.js';
 import { profileFieldState } from './profile-fields.js';
 import { realmState } from './realm.js';
 import { linkifierState, realmEmojiState } from './realm-content.js';
@@ -6,4 +7,4 @@ import { realmDomainsState, realmUserDefaultsState } from './realm-extras.js';
 import type { StateProvider } from './state.js';
 import { realmBotState, realmUserState, userSettingsState } from './users.js';
 
-export const stateProviders: readonly StateProvider[] = [realmState, realmUserState, userSettingsState, realmBotState, profileFieldState, realmDomainsState, realmUserDefaultsState, realmEmojiState, linkifierState];
+export const stateProviders: readonly StateProvider[] = [realmState, realmUserState, userSettingsState, realmBotState, profileFieldState, realmDomainsState, realmUserDefaultsState, realmEmojiState, linkifierState, alertWordsState, userStatusState, savedSnippetsState, navigationViewsState];

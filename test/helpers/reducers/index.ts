@@ -1,5 +1,6 @@
 // Every resource's reducers, one line each.
 import { coreReducers } from './core.js';
+import { personalReducers } from './personal.js';
 import { realmReducers } from './realm.js';
 import type { ClientEventJson, Reducer, RegisterState } from './types.js';
 import { userReducers } from './users.js';
@@ -8,6 +9,7 @@ export const reducers: Record<string, Reducer> = {
   ...coreReducers,
   ...userReducers,
   ...realmReducers,
+  ...personalReducers,
 };
 
 export function applyEvents(state: RegisterState, events: readonly ClientEventJson[]): RegisterState {
