@@ -44,6 +44,9 @@ const schema = z.object({
   SOCKET_MAX_BACKPRESSURE_BYTES: int(1024).default(1024 * 1024),
   SOCKET_TICKET_TTL_SECONDS: int(1).default(60),
 
+  VIDEOCALL_URL: url.optional(),
+  PUSH_SERVICE_URL: url.optional(),
+
   BOOTSTRAP_REALM_NAME: z.string().min(1).default('Parley'),
   BOOTSTRAP_OWNER_EMAIL: z.string().email().default('owner@parley.localhost'),
   BOOTSTRAP_OWNER_NAME: z.string().min(1).default('Organization Owner'),
@@ -89,6 +92,10 @@ export interface Config {
     readonly socketMaxBackpressureBytes: number;
     readonly socketTicketTtlSecs: number;
   };
+  /** Base URL of a self-hosted meeting server; POST /calls/videocall/create makes rooms under it. */
+  readonly videocallUrl: string | undefined;
+  /** The push notification service this server forwards to; unset: no push notifications. */
+  readonly pushServiceUrl: string | undefined;
   readonly bootstrap: {
     readonly realmName: string;
     readonly ownerEmail: string;
@@ -153,6 +160,8 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       socketMaxBackpressureBytes: e.SOCKET_MAX_BACKPRESSURE_BYTES,
       socketTicketTtlSecs: e.SOCKET_TICKET_TTL_SECONDS,
     },
+    videocallUrl: e.VIDEOCALL_URL?.replace(/\/+$/, ''),
+    pushServiceUrl: e.PUSH_SERVICE_URL?.replace(/\/+$/, ''),
     bootstrap: {
       realmName: e.BOOTSTRAP_REALM_NAME,
       ownerEmail: e.BOOTSTRAP_OWNER_EMAIL,

@@ -132,6 +132,7 @@ export const errors = {
   fileTooLarge: (limitMib: number) => bad(`Uploaded file is larger than the allowed limit of ${limitMib} MiB`),
   notAnImage: () => bad('Could not decode image; did you upload an image file?'),
   fileNotFound: () => new ApiError('NOT_FOUND', 'File not found', 404),
+  videocallsNotConfigured: () => bad('Video calls are not configured on this server.'),
   navigationViewNotFound: () => new ApiError('NOT_FOUND', 'Navigation view does not exist.', 404),
 
   // Common lookups

@@ -2,6 +2,7 @@
 // Reading this file shows the whole HTTP surface of Parley.
 import { fetchApiKey } from './endpoints/auth.js';
 import { deleteOwnAvatar, redirectToAvatar, redirectToMediumAvatar, serveUploadedAvatar, setOwnAvatar } from './endpoints/avatars.js';
+import { createVideoCall } from './endpoints/calls.js';
 import { createBot, deactivateBot, getBotApiKey, regenerateBotApiKey, updateBot } from './endpoints/bots.js';
 import { createSocketTicket, deleteQueue, getEvents, register } from './endpoints/events.js';
 import {
@@ -67,6 +68,7 @@ export const apiRoutes: RouteTable = {
   '/bots/{bot_id}': { PATCH: updateBot, DELETE: deactivateBot },
   '/bots/{bot_id}/api_key': { GET: getBotApiKey },
   '/bots/{bot_id}/api_key/regenerate': { POST: regenerateBotApiKey },
+  '/calls/videocall/create': { POST: createVideoCall },
   '/events': { GET: getEvents, DELETE: deleteQueue },
   '/events/socket_ticket': { POST: createSocketTicket },
   '/fetch_api_key': { POST: fetchApiKey },

@@ -212,7 +212,7 @@ async function updateUser(ctx: RealmContext, input: UpdateUserInput): Promise<Us
   if (role !== undefined) checkRoleChange(state, actor, target, role);
   const steps: Step[] = [];
   if (role !== undefined && role !== target.role) {
-    steps.push((cur) => ({ next: { ...cur, role }, patch: {}, events: roleChangeEvents(state, cur, role) }));
+    steps.push((cur) => ({ next: { ...cur, role }, patch: {}, events: roleChangeEvents(state, cur, role, ctx.services.config.videocallUrl) }));
   }
   // A blank name is ignored here, as the reference server does for administrators.
   const fullName = input.fullName;

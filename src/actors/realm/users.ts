@@ -6,6 +6,8 @@ import type { EventSpec } from '../event-sequencer.js';
 import { errors } from '../../domain/errors.js';
 import { apiEmailFor, canSeeDeliveryEmail, dummyEmailDomain, isValidEmail } from '../../domain/emails.js';
 import { realmBotEvent, realmUserEvent } from '../../domain/events/users.js';
+import { hasVideocallTokenEvent } from '../../domain/events/videocalls.js';
+import { canCreateVideoCalls } from '../../domain/videocalls.js';
 import { Role, isAdmin, isOwner } from '../../domain/roles.js';
 import { generateApiKey, hashApiKey, sealApiKey } from '../../domain/secrets.js';
 import { directSystemGroups, isFullMember, SYSTEM_GROUPS } from '../../domain/system-groups.js';
@@ -144,10 +146,15 @@ export function checkRoleChange(state: RealmState, actor: UserRecord | null, tar
 
 /**
  * The events of a role change: the role itself, and for the user whose role changed, the real
- * addresses of others that their new role lets them see or hides from them.
+ * addresses of others that their new role lets them see or hides from them, and whether they may
+ * now create video calls.
  */
-export function roleChangeEvents(state: RealmState, before: UserRecord, role: Role): EventSpec[] {
+export function roleChangeEvents(state: RealmState, before: UserRecord, role: Role, videocallUrl: string | undefined): EventSpec[] {
   const events = [realmUserEvent.build({ op: 'update', person: { user_id: before.id, role } }, { userIds: null })];
+  const couldCall = canCreateVideoCalls(videocallUrl, before.role);
+  if (couldCall !== canCreateVideoCalls(videocallUrl, role)) {
+    events.push(hasVideocallTokenEvent.build({ value: !couldCall }, { userIds: [before.id] }));
+  }
   for (const other of state.users.values()) {
     if (other.id === before.id) continue;
     const target = { id: other.id, visibility: other.settings.email_address_visibility };
@@ -170,7 +177,7 @@ async function setRole(ctx: RealmContext, input: SetRoleInput): Promise<UserReco
       await users.setRole(tx, target.id, input.role);
       const record: UserRecord = { ...target, role: input.role };
       await syncSystemGroups(ctx, tx, record);
-      for (const e of roleChangeEvents(state, target, input.role)) emit(e);
+      for (const e of roleChangeEvents(state, target, input.role, ctx.services.config.videocallUrl)) emit(e);
       return record;
     },
     (record) => {

@@ -5,6 +5,7 @@ import type { App } from '../../app.js';
 import type { RealmHandle } from '../../actors/realm/actor.js';
 import type { UserRecord } from '../../actors/realm/state.js';
 import type { Capabilities } from '../../domain/client-capabilities.js';
+import { canCreateVideoCalls } from '../../domain/videocalls.js';
 
 export interface RegisterOptions {
   readonly applyMarkdown: boolean;
@@ -45,7 +46,7 @@ export function baseState(ctx: StateContext, idleQueueTimeoutSecs: number): Reco
     max_channel_folder_description_length: MAX_CHANNEL_FOLDER_DESCRIPTION_LENGTH,
     realm_empty_topic_display_name: settings.empty_topic_display_name,
     realm_topics_policy: settings.topics_policy,
-    has_videocall_token: false,
+    has_videocall_token: ctx.user !== null && canCreateVideoCalls(ctx.app.config.videocallUrl, ctx.user.role),
   };
 }
 

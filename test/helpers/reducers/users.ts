@@ -32,7 +32,12 @@ const customProfileFields: Reducer = (state, e) => {
   }
 };
 
+const hasVideocallToken: Reducer = (state, e) => {
+  state.has_videocall_token = e.value;
+};
+
 export const userReducers: Record<string, Reducer> = {
   realm_bot: realmBot,
   custom_profile_fields: customProfileFields,
+  has_videocall_token: hasVideocallToken,
 };
