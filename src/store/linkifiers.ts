@@ -1,6 +1,7 @@
 // Linkifiers of organizations, in their order. Call writes inside the realm actor's transaction.
 import { sql, type CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
+import { reorderRows } from './ordering.js';
 
 export const linkifierRow = z.object({ id: z.number(), pattern: z.string(), url_template: z.string(), sort_order: z.number() });
 
@@ -27,9 +28,4 @@ export async function deleteLinkifier(db: CommonQueryMethods, id: number): Promi
 }
 
 /** Orders 1, 2, … in the order of `ids`. */
-export async function reorderLinkifiers(db: CommonQueryMethods, ids: readonly number[]): Promise<void> {
-  await db.query(sql.unsafe`
-    UPDATE linkifiers l SET sort_order = o.n
-    FROM unnest(${sql.array([...ids], 'int4')}::int[]) WITH ORDINALITY AS o(id, n)
-    WHERE l.id = o.id`);
-}
+export const reorderLinkifiers = (db: CommonQueryMethods, ids: readonly number[]) => reorderRows(db, 'linkifiers', ids);

@@ -2,6 +2,7 @@
 // transaction (profile-field commands).
 import { sql, type CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
+import { reorderRows } from './ordering.js';
 
 export const fieldRow = z.object({
   id: z.number(),
@@ -51,12 +52,7 @@ export async function deleteField(db: CommonQueryMethods, id: number): Promise<v
 }
 
 /** Give the fields the orders 1, 2, … in the order of `ids`. */
-export async function reorderFields(db: CommonQueryMethods, ids: readonly number[]): Promise<void> {
-  await db.query(sql.unsafe`
-    UPDATE custom_profile_fields f SET sort_order = o.n
-    FROM unnest(${sql.array([...ids], 'int4')}::int[]) WITH ORDINALITY AS o(id, n)
-    WHERE f.id = o.id`);
-}
+export const reorderFields = (db: CommonQueryMethods, ids: readonly number[]) => reorderRows(db, 'custom_profile_fields', ids);
 
 const valueRow = z.object({ user_id: z.number(), value: z.string(), rendered_value: z.string().nullable() });
 

@@ -1,9 +1,9 @@
 // Bots: creation and its permissions, API keys, renaming, re-owning, deactivation, realm_bots.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { Role } from '../../src/domain/roles.js';
 import { assertError, assertSuccess } from '../helpers/assert.js';
 import { expectConsistent } from '../helpers/consistency.js';
+import { everyRole } from '../helpers/people.js';
 import { basic, startTestServer, type TestRealm, type TestServer, type TestUser } from '../helpers/server.js';
 
 let server: TestServer;
@@ -19,11 +19,8 @@ const create = suite('POST /bots');
 create.before(async () => {
   server = await startTestServer();
   realm = await server.createRealm();
-  admin = await realm.createUser({ role: Role.administrator });
-  moderator = await realm.createUser({ role: Role.moderator });
-  member = await realm.createUser({ name: 'Mia' });
+  ({ admin, moderator, member, guest } = await everyRole(realm));
   other = await realm.createUser({ name: 'Otto' });
-  guest = await realm.createUser({ role: Role.guest });
   bot = await realm.createUser({ bot: true, botOwnerId: member.id });
 });
 

@@ -2,10 +2,10 @@
 // navigation views, with their events and register members.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { Role } from '../../src/domain/roles.js';
 import { alertWordsByUser } from '../../src/store/alert-words.js';
 import { assertError, assertSuccess } from '../helpers/assert.js';
 import { expectConsistent } from '../helpers/consistency.js';
+import { everyRole } from '../helpers/people.js';
 import { startTestServer, type TestRealm, type TestServer, type TestUser } from '../helpers/server.js';
 
 let server: TestServer;
@@ -21,12 +21,8 @@ const words = suite('alert words');
 words.before(async () => {
   server = await startTestServer();
   realm = await server.createRealm();
-  admin = await realm.createUser({ role: Role.administrator });
-  moderator = await realm.createUser({ role: Role.moderator });
-  member = await realm.createUser();
+  ({ admin, moderator, member, guest, bot } = await everyRole(realm));
   other = await realm.createUser();
-  guest = await realm.createUser({ role: Role.guest });
-  bot = await realm.createUser({ bot: true, botOwnerId: member.id });
 });
 
 words('add (case-insensitively once), list and remove', async () => {

@@ -2,9 +2,9 @@
 // profile_data in user objects, rendered_value, custom_profile_fields events and register members.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { Role } from '../../src/domain/roles.js';
 import { assertError, assertSuccess } from '../helpers/assert.js';
 import { expectConsistent } from '../helpers/consistency.js';
+import { everyRole } from '../helpers/people.js';
 import { startTestServer, type TestRealm, type TestServer, type TestUser } from '../helpers/server.js';
 
 let server: TestServer;
@@ -21,11 +21,7 @@ const fields = suite('custom profile field definitions');
 fields.before(async () => {
   server = await startTestServer();
   realm = await server.createRealm();
-  admin = await realm.createUser({ role: Role.administrator });
-  moderator = await realm.createUser({ role: Role.moderator });
-  member = await realm.createUser({ name: 'Mia' });
-  guest = await realm.createUser({ role: Role.guest });
-  bot = await realm.createUser({ bot: true, botOwnerId: member.id });
+  ({ admin, moderator, member, guest, bot } = await everyRole(realm));
 });
 
 fields('only administrators define fields', async () => {

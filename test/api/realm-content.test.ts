@@ -2,9 +2,9 @@
 // (administrators; realm_linkifiers only for clients that declare linkifier_url_template).
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { Role } from '../../src/domain/roles.js';
 import { assertError, assertSuccess } from '../helpers/assert.js';
 import { expectConsistent } from '../helpers/consistency.js';
+import { everyRole, PNG, uploadFile } from '../helpers/people.js';
 import { startTestServer, type TestRealm, type TestServer, type TestUser } from '../helpers/server.js';
 
 let server: TestServer;
@@ -16,10 +16,6 @@ let other: TestUser;
 let guest: TestUser;
 let bot: TestUser;
 
-const PNG = Buffer.from(
-  '89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8cfc0f01f0005000201b2cc0a4d0000000049454e44ae426082',
-  'hex',
-);
 // Two frames, each introduced by a graphic control extension.
 const GIF = Buffer.concat([
   Buffer.from('GIF89a', 'latin1'),
@@ -28,16 +24,7 @@ const GIF = Buffer.concat([
   Buffer.from('21f904000a0000002c00000000010001000002024401003b', 'hex'),
 ]);
 
-function upload(u: TestUser, name: string, data: Buffer | null) {
-  const boundary = 'emoji-boundary';
-  const parts = data
-    ? [Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="f"; filename="e.png"\r\n\r\n`), data, Buffer.from(`\r\n--${boundary}--\r\n`)]
-    : [Buffer.from(`--${boundary}--\r\n`)];
-  return u.request('POST', `/api/v1/realm/emoji/${encodeURIComponent(name)}`, {}, {
-    body: Buffer.concat(parts),
-    contentType: `multipart/form-data; boundary=${boundary}`,
-  });
-}
+const upload = (u: TestUser, name: string, data: Buffer | null) => uploadFile(u, `/api/v1/realm/emoji/${encodeURIComponent(name)}`, data);
 
 const emojiTypes = (individual: boolean) => ({
   types: ['realm_emoji'],
@@ -48,12 +35,8 @@ const emoji = suite('custom emoji');
 emoji.before(async () => {
   server = await startTestServer();
   realm = await server.createRealm();
-  admin = await realm.createUser({ role: Role.administrator });
-  moderator = await realm.createUser({ role: Role.moderator });
-  member = await realm.createUser();
+  ({ admin, moderator, member, guest, bot } = await everyRole(realm));
   other = await realm.createUser();
-  guest = await realm.createUser({ role: Role.guest });
-  bot = await realm.createUser({ bot: true, botOwnerId: member.id });
 });
 
 emoji('members add emoji; both event forms keep clients current', async () => {

@@ -2,9 +2,9 @@
 // PATCH /realm/user_settings_defaults, and allowed domains (endpoint 19 and its siblings).
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { Role } from '../../src/domain/roles.js';
 import { assertError, assertSuccess } from '../helpers/assert.js';
 import { expectConsistent } from '../helpers/consistency.js';
+import { everyRole } from '../helpers/people.js';
 import { startTestServer, type TestRealm, type TestServer, type TestUser } from '../helpers/server.js';
 
 let server: TestServer;
@@ -22,11 +22,7 @@ const settings = suite('PATCH /realm');
 settings.before(async () => {
   server = await startTestServer();
   realm = await server.createRealm();
-  admin = await realm.createUser({ role: Role.administrator });
-  moderator = await realm.createUser({ role: Role.moderator });
-  member = await realm.createUser();
-  guest = await realm.createUser({ role: Role.guest });
-  bot = await realm.createUser({ bot: true, botOwnerId: member.id });
+  ({ admin, moderator, member, guest, bot } = await everyRole(realm));
 });
 
 settings('administrators only; some settings need an owner', async () => {

@@ -2,9 +2,9 @@
 // everywhere, and avatars (upload, removal, serving, GET /avatar/{id}).
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { Role } from '../../src/domain/roles.js';
 import { assertError, assertSuccess } from '../helpers/assert.js';
 import { expectConsistent } from '../helpers/consistency.js';
+import { everyRole, PNG, uploadFile } from '../helpers/people.js';
 import { startTestServer, type TestRealm, type TestServer, type TestUser } from '../helpers/server.js';
 
 let server: TestServer;
@@ -18,10 +18,7 @@ const settings = suite('PATCH /settings');
 settings.before(async () => {
   server = await startTestServer();
   realm = await server.createRealm();
-  admin = await realm.createUser({ role: Role.administrator });
-  moderator = await realm.createUser({ role: Role.moderator });
-  member = await realm.createUser({ name: 'Mia Member' });
-  guest = await realm.createUser({ role: Role.guest });
+  ({ admin, moderator, member, guest } = await everyRole(realm));
 });
 
 settings('register has the whole user_settings object', async () => {
@@ -168,26 +165,7 @@ visibility('client_extavatar clients compute avatars only from real addresses', 
 
 // ---------------------------------------------------------------------------------------------
 const avatars = suite('avatars');
-const PNG = Buffer.from(
-  '89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8cfc0f01f0005000201b2cc0a4d0000000049454e44ae426082',
-  'hex',
-);
-
-function multipart(fields: Record<string, { filename: string; data: Buffer }>): { body: Buffer; contentType: string } {
-  const boundary = 'parley-test-boundary';
-  const parts: Buffer[] = [];
-  for (const [name, f] of Object.entries(fields)) {
-    parts.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${name}"; filename="${f.filename}"\r\nContent-Type: application/octet-stream\r\n\r\n`));
-    parts.push(f.data, Buffer.from('\r\n'));
-  }
-  parts.push(Buffer.from(`--${boundary}--\r\n`));
-  return { body: Buffer.concat(parts), contentType: `multipart/form-data; boundary=${boundary}` };
-}
-
-const upload = (u: TestUser, path: string, data: Buffer, method = 'POST') => {
-  const m = multipart({ file: { filename: 'a.png', data } });
-  return u.request(method, path, {}, { body: m.body, contentType: m.contentType });
-};
+const upload = (u: TestUser, path: string, data: Buffer) => uploadFile(u, path, data);
 
 avatars('upload, serve and remove one’s avatar', async () => {
   const u = await realm.createUser({ name: 'Pictured' });
@@ -232,11 +210,7 @@ avatars('GET /avatar/{id} redirects to the current avatar', async () => {
 });
 
 avatars('a bot’s avatar at creation', async () => {
-  const m = multipart({ file: { filename: 'bot.png', data: PNG } });
-  const body = `--parley-test-boundary\r\nContent-Disposition: form-data; name="full_name"\r\n\r\nPictured Bot\r\n--parley-test-boundary\r\nContent-Disposition: form-data; name="short_name"\r\n\r\npictured\r\n`;
-  const created = assertSuccess(
-    await member.request('POST', '/api/v1/bots', {}, { body: Buffer.concat([Buffer.from(body), m.body]), contentType: m.contentType }),
-  );
+  const created = assertSuccess(await uploadFile(member, '/api/v1/bots', PNG, { full_name: 'Pictured Bot', short_name: 'pictured' }));
   assert.match(created.avatar_url, /^\/user_avatars\//);
 });
 

@@ -5,22 +5,12 @@ import * as assert from 'uvu/assert';
 import { Role } from '../../src/domain/roles.js';
 import { assertError, assertSuccess } from '../helpers/assert.js';
 import { expectConsistent } from '../helpers/consistency.js';
+import { everyRole, type EveryRole } from '../helpers/people.js';
 import { startTestServer, type TestRealm, type TestServer, type TestUser } from '../helpers/server.js';
 
 let server: TestServer;
 
-type Roles = Record<'owner' | 'admin' | 'moderator' | 'member' | 'guest' | 'bot', TestUser>;
-
-async function everyRole(realm: TestRealm): Promise<Roles> {
-  return {
-    owner: realm.owner,
-    admin: await realm.createUser({ role: Role.administrator, name: 'Ada Admin' }),
-    moderator: await realm.createUser({ role: Role.moderator, name: 'Mo Moderator' }),
-    member: await realm.createUser({ name: 'Mia Member' }),
-    guest: await realm.createUser({ role: Role.guest, name: 'Gus Guest' }),
-    bot: await realm.createUser({ bot: true, name: 'Bob Bot', botOwnerId: realm.owner.id }),
-  };
-}
+type Roles = EveryRole;
 
 const hide = (u: TestUser, visibility: number) => u.patch('/api/v1/settings', { email_address_visibility: visibility });
 

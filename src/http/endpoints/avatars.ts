@@ -23,6 +23,15 @@ export function checkImageUpload(file: UploadedFile, limitMib: number): ImageTyp
   return type;
 }
 
+/** An uploaded image as a response, typed by its content. */
+export function imageResponse(data: Buffer, cacheControl: string): RawResponse {
+  return new RawResponse(
+    200,
+    { 'Content-Type': sniffImageType(data) ?? 'application/octet-stream', 'Cache-Control': cacheControl, 'X-Content-Type-Options': 'nosniff' },
+    data,
+  );
+}
+
 const avatarKey = (realmId: number, userId: number) => `${realmId}/${userId}`;
 
 /** Store an uploaded avatar for the account and make it the account's avatar. */
@@ -58,11 +67,7 @@ export const serveUploadedAvatar = publicEndpoint(
     if (!m || params.realm_id !== ctx.realm.id) throw errors.fileNotFound();
     const data = await blobStore(ctx.app.config.dataDir, 'avatars').get(avatarKey(ctx.realm.id, Number(m[1])));
     if (!data) throw errors.fileNotFound();
-    return new RawResponse(
-      200,
-      { 'Content-Type': sniffImageType(data) ?? 'application/octet-stream', 'Cache-Control': 'public, max-age=86400', 'X-Content-Type-Options': 'nosniff' },
-      data,
-    );
+    return imageResponse(data, 'public, max-age=86400');
   },
   'none',
 );

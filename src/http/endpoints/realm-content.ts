@@ -3,13 +3,13 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { errors, isApiError } from '../../domain/errors.js';
-import { IMAGE_EXTENSIONS, isAnimated, sniffImageType } from '../../domain/images.js';
+import { IMAGE_EXTENSIONS, isAnimated } from '../../domain/images.js';
 import { MAX_EMOJI_FILE_SIZE_MIB, realmEmojiDict } from '../../domain/realm-emoji.js';
 import { blobStore } from '../../store/blobs.js';
-import { publicEndpoint, RawResponse, userEndpoint } from '../endpoint.js';
+import { publicEndpoint, userEndpoint } from '../endpoint.js';
 import { requireAdmin } from '../guards.js';
 import { p } from '../params.js';
-import { checkImageUpload } from './avatars.js';
+import { checkImageUpload, imageResponse } from './avatars.js';
 
 export const getRealmEmoji = userEndpoint(z.object({}), async (ctx) => {
   const state = ctx.realm.state;
@@ -47,11 +47,8 @@ export const serveRealmEmoji = publicEndpoint(
     if (params.realm_id !== ctx.realm.id || !/^[0-9a-f-]{36}\.(png|jpg|gif|webp)$/.test(params.file_name)) throw errors.fileNotFound();
     const data = await blobStore(ctx.app.config.dataDir, 'emoji').get(emojiKey(ctx.realm.id, params.file_name));
     if (!data) throw errors.fileNotFound();
-    return new RawResponse(
-      200,
-      { 'Content-Type': sniffImageType(data) ?? 'application/octet-stream', 'Cache-Control': 'public, max-age=31536000, immutable', 'X-Content-Type-Options': 'nosniff' },
-      data,
-    );
+    // Each upload gets a new file name, so the image under a name never changes.
+    return imageResponse(data, 'public, max-age=31536000, immutable');
   },
   'none',
 );
