@@ -1,6 +1,6 @@
 // The API's user object as a given viewer sees it (GET /users, /users/me, realm_users, events).
 import { avatarUrl, clientComputesAvatar } from './avatar.js';
-import { canSeeDeliveryEmail } from './emails.js';
+import { canSeeDeliveryEmail, dummyEmail } from './emails.js';
 import { roleFlags } from './roles.js';
 
 export interface ViewableUser {
@@ -75,5 +75,31 @@ export function avatarFields(u: ViewableUser) {
     avatar_url: avatarUrl(u, false),
     avatar_url_medium: avatarUrl(u, false, true),
     avatar_version: u.avatar_version,
+  };
+}
+
+/**
+ * A stand-in for a user the viewer may not access (can_access_all_users_group), for clients
+ * without user_list_incomplete: nothing about the real account but its id.
+ */
+export function inaccessibleUser(userId: number, realmHost: string): Record<string, unknown> {
+  return {
+    user_id: userId,
+    email: dummyEmail(userId, realmHost),
+    delivery_email: null,
+    full_name: 'Unknown user',
+    role: 400,
+    is_active: true,
+    is_admin: false,
+    is_owner: false,
+    is_guest: false,
+    is_bot: false,
+    bot_type: null,
+    is_imported_stub: false,
+    timezone: '',
+    avatar_url: null,
+    avatar_version: 1,
+    date_joined: '1970-01-01T00:00:00+00:00',
+    profile_data: {},
   };
 }

@@ -92,6 +92,8 @@ reads('guests outside can_access_all_users_group see only themselves and bots', 
   const legacy = assertSuccess(await guest.post('/api/v1/register', { fetch_event_types: ['realm_user'] }));
   const stub = legacy.realm_users.find((m: { user_id: number }) => m.user_id === member.id);
   assert.is(stub.full_name, 'Unknown user');
+  assert.is(stub.email, `user${member.id}@${closed.host}`, 'nothing of the real account but its id');
+  assert.is(stub.delivery_email, null);
 });
 
 reads('GET /users/{id}: one user, or No such user', async () => {

@@ -7,7 +7,7 @@ import { avatarUrl, clientComputesAvatar } from '../../domain/avatar.js';
 import { isAdmin, isGuest, isModerator, isOwner } from '../../domain/roles.js';
 import { unsealApiKey } from '../../domain/secrets.js';
 import { EMOJISETS, NOTIFICATION_SOUNDS } from '../../domain/user-settings.js';
-import { formatUser, type ProfileData } from '../../domain/user-view.js';
+import { formatUser, inaccessibleUser, type ProfileData } from '../../domain/user-view.js';
 import { profileDataByUser } from '../../store/profile-values.js';
 import { sealedApiKeys } from '../../store/users.js';
 import type { StateContext, StateProvider } from './state.js';
@@ -20,7 +20,7 @@ export function visibleUsers(ctx: StateContext, users: Iterable<UserRecord>, pro
   for (const u of users) {
     if (viewer && !state.canAccessUser(viewer.id, u.id)) {
       if (options.capabilities.user_list_incomplete) continue;
-      out.push({ ...formatUser(null, { ...u, full_name: 'Unknown user', delivery_email: '' }, { clientExtavatar: true, profileData: {} }), delivery_email: null });
+      out.push(inaccessibleUser(u.id, state.realm.host));
       continue;
     }
     const o = formatUser(viewer, u, { clientExtavatar: options.clientExtavatar, profileData: u.is_bot ? undefined : (profiles.get(u.id) ?? {}) });
