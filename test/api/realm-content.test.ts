@@ -2,6 +2,7 @@
 // (administrators; realm_linkifiers only for clients that declare linkifier_url_template).
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { emptyMarkdownContext, renderMarkdown } from '../../src/domain/markdown/index.js';
 import { assertError, assertSuccess } from '../helpers/assert.js';
 import { expectConsistent } from '../helpers/consistency.js';
 import { everyRole, PNG, uploadFile } from '../helpers/people.js';
@@ -64,6 +65,15 @@ emoji('members add emoji; both event forms keep clients current', async () => {
   assert.equal(reg.realm_emoji, listed);
 });
 
+emoji('the renderer finds active custom emoji in the cached state', async () => {
+  const state = realm.handle.state;
+  const found = state.markdownEmoji('party_parrot')!;
+  assert.match(found.url, new RegExp(`^/user_avatars/${realm.id}/emoji/images/`));
+  const html = renderMarkdown('hi :party_parrot:', { ...emptyMarkdownContext, realmEmoji: (n) => state.markdownEmoji(n) }).html;
+  assert.ok(html.includes(found.url), html);
+  assert.is(state.markdownEmoji('no_such_emoji'), null);
+});
+
 emoji('who may add, and what', async () => {
   assertError(await upload(guest, 'guest_emoji', PNG), 'Insufficient permission');
   assertError(await upload(member, 'party_parrot', PNG), 'A custom emoji with this name already exists.');
@@ -121,6 +131,8 @@ linkifiers('add, list, update, remove and reorder, with events', async () => {
   assertError(await admin.patch('/api/v1/realm/linkifiers', { ordered_linkifier_ids: [first, first, second] }), 'The ordered list must not contain duplicated linkifiers');
   await expectConsistent(member, () => admin.patch('/api/v1/realm/linkifiers', { ordered_linkifier_ids: [second, first] }), withTemplates);
   assert.equal(realm.handle.state.linkifiers.map((l) => l.id), [second, first]);
+  const html = renderMarkdown('see PR12', { ...emptyMarkdownContext, linkifiers: realm.handle.state.markdownLinkifiers() }).html;
+  assert.ok(html.includes('href="https://code.test/pulls/12"'), html);
   await expectConsistent(member, () => admin.delete(`/api/v1/realm/filters/${second}`), withTemplates);
   assertError(await admin.delete(`/api/v1/realm/filters/${second}`), 'Linkifier not found.');
 });

@@ -7,7 +7,7 @@ import { isMemberRecursive, type GroupLike } from '../../domain/group-membership
 import { parseRealmSettings, type RealmSettings } from '../../domain/realm-settings.js';
 import type { SystemGroupName } from '../../domain/system-groups.js';
 import { parseUserSettings, type UserSettings } from '../../domain/user-settings.js';
-import type { RealmEmojiRecord } from '../../domain/realm-emoji.js';
+import { realmEmojiPath, type RealmEmojiRecord } from '../../domain/realm-emoji.js';
 import { listGroups, type GroupRow } from '../../store/groups.js';
 import { listLinkifiers } from '../../store/linkifiers.js';
 import { listRealmEmoji } from '../../store/realm-emoji.js';
@@ -71,6 +71,17 @@ export class RealmState {
   activeEmojiNamed(name: string): RealmEmojiRecord | undefined {
     for (const e of this.realmEmoji.values()) if (!e.deactivated && e.name === name) return e;
     return undefined;
+  }
+
+  /** MarkdownContext.realmEmoji over the cached custom emoji. */
+  markdownEmoji(name: string): { id: string; name: string; url: string } | null {
+    const e = this.activeEmojiNamed(name);
+    return e ? { id: String(e.id), name: e.name, url: realmEmojiPath(this.id, e.file_name) } : null;
+  }
+
+  /** MarkdownContext.linkifiers over the cached linkifiers, in order. */
+  markdownLinkifiers(): ReadonlyArray<{ id: number; pattern: string; urlTemplate: string }> {
+    return this.linkifiers.map((l) => ({ id: l.id, pattern: l.pattern, urlTemplate: l.url_template }));
   }
 
   get id(): number {
