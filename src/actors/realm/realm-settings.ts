@@ -5,7 +5,7 @@
 import type { EventSpec } from '../event-sequencer.js';
 import { errors } from '../../domain/errors.js';
 import { realmDomainsEvent, realmEvent, realmUserSettingsDefaultsEvent } from '../../domain/events/realm.js';
-import { emptyMarkdownContext, renderMarkdown } from '../../domain/markdown/index.js';
+import { renderPlainDescription } from '../../domain/descriptions.js';
 import { checkDomain } from '../../domain/realm-domains.js';
 import {
   CHANNEL_SETTINGS,
@@ -45,9 +45,6 @@ export interface UpdateRealmInput {
 }
 
 const all = { userIds: null };
-
-export const renderRealmDescription = (text: string): string =>
-  text.trim().length === 0 ? '' : renderMarkdown(text, emptyMarkdownContext).html;
 
 /** PATCH /realm. Returns the values that changed, by property. */
 async function updateRealmSettings(ctx: RealmContext, input: UpdateRealmInput): Promise<Record<string, unknown>> {
@@ -100,7 +97,7 @@ async function updateRealmSettings(ctx: RealmContext, input: UpdateRealmInput): 
       }
       if (description !== undefined) {
         // register's realm_description is the rendered text; the event carries the same.
-        emit(realmEvent.build({ op: 'update', property: 'description', value: renderRealmDescription(description) }, all));
+        emit(realmEvent.build({ op: 'update', property: 'description', value: renderPlainDescription(description) }, all));
         changed.description = description;
       }
       for (const [k, v] of scalars) {
