@@ -48,6 +48,8 @@ const schema = z.object({
 
   MAX_UPLOAD_BYTES: int(1).default(25 * 1024 * 1024),
   UPLOADS_DIR: z.string().min(1).optional(),
+  VIDEOCALL_URL: url.optional(),
+  PUSH_SERVICE_URL: url.optional(),
 
   BOOTSTRAP_REALM_NAME: z.string().min(1).default('Parley'),
   BOOTSTRAP_OWNER_EMAIL: z.string().email().default('owner@parley.localhost'),
@@ -105,6 +107,10 @@ export interface Config {
     /** Where uploaded files are kept (local disk). */
     readonly dir: string;
   };
+  /** Base URL of a self-hosted meeting server; POST /calls/videocall/create makes rooms under it. */
+  readonly videocallUrl: string | undefined;
+  /** The push notification service this server forwards to; unset: no push notifications. */
+  readonly pushServiceUrl: string | undefined;
   readonly bootstrap: {
     readonly realmName: string;
     readonly ownerEmail: string;
@@ -174,6 +180,8 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       maxBytes: e.MAX_UPLOAD_BYTES,
       dir: resolve(e.UPLOADS_DIR ?? resolve(e.DATA_DIR, 'uploads')),
     },
+    videocallUrl: e.VIDEOCALL_URL?.replace(/\/+$/, ''),
+    pushServiceUrl: e.PUSH_SERVICE_URL?.replace(/\/+$/, ''),
     bootstrap: {
       realmName: e.BOOTSTRAP_REALM_NAME,
       ownerEmail: e.BOOTSTRAP_OWNER_EMAIL,

@@ -101,10 +101,39 @@ export const errors = {
   // Permissions
   unauthorizedPrincipal: () =>
     new ApiError('UNAUTHORIZED_PRINCIPAL', 'Must be an organization administrator', 400),
-  mustBeOwner: () => bad('Must be an organization owner'),
+  mustBeOwner: () => new ApiError('UNAUTHORIZED_PRINCIPAL', 'Must be an organization owner', 400),
   insufficientPermission: () => bad('Insufficient permission'),
   notAllowedForBots: () => bad('This endpoint does not accept bot requests.'),
   notAllowedForGuests: () => bad('Not allowed for guest users'),
+
+  // Accounts
+  guestAsAdmin: () => bad('Guests cannot be organization administrators'),
+  lastOwnerRole: () => bad('The owner permission cannot be removed from the only organization owner.'),
+  lastOwnerDeactivation: () => bad('Cannot deactivate the only organization owner'),
+  cannotDeactivateLastUser: (isLastOwner: boolean) =>
+    new ApiError(
+      'CANNOT_DEACTIVATE_LAST_USER',
+      isLastOwner ? 'Cannot deactivate the only organization owner' : 'Cannot deactivate the only user.',
+      400,
+      { is_last_owner: isLastOwner, entity: isLastOwner ? 'organization owner' : 'user' },
+    ),
+  emailInUse: (email: string) => bad(`Email '${email}' already in use`),
+  nameNotUnique: () => bad('Unique names required in this organization.'),
+  nameChangesDisabled: () => bad('Name changes are disabled in this organization.'),
+  emailChangesDisabled: () => bad('Email address changes are disabled in this organization.'),
+  cannotChangeUserEmails: () => bad('User not authorized to change user emails'),
+  notAuthorizedForQuery: () => bad('User not authorized for this query'),
+  userIsDeactivated: () => bad('User is deactivated'),
+  wrongPassword: () => bad('Wrong password!'),
+  weakPassword: () => bad('The password is too weak.'),
+  noSuchBot: () => bad('No such bot'),
+  avatarChangesDisabled: () => bad('Avatar changes are disabled in this organization.'),
+  exactlyOneFile: (what: string) => bad(`You must upload exactly one ${what}.`),
+  fileTooLarge: (limitMib: number) => bad(`Uploaded file is larger than the allowed limit of ${limitMib} MiB`),
+  notAnImage: () => bad('Could not decode image; did you upload an image file?'),
+  fileNotFound: () => new ApiError('NOT_FOUND', 'File not found', 404),
+  videocallsNotConfigured: () => bad('Video calls are not configured on this server.'),
+  navigationViewNotFound: () => new ApiError('NOT_FOUND', 'Navigation view does not exist.', 404),
 
   // Common lookups
   noSuchUser: () => bad('No such user'),
@@ -164,6 +193,5 @@ export const errors = {
   reactionExists: () => new ApiError('REACTION_ALREADY_EXISTS', 'Reaction already exists.', 400),
   reactionDoesNotExist: () => new ApiError('REACTION_DOES_NOT_EXIST', "Reaction doesn't exist.", 400),
   uploadTooLarge: (limitMib: number) => bad(`Uploaded file is larger than the allowed limit of ${limitMib} MiB`),
-  fileNotFound: () => new ApiError('NOT_FOUND', 'File not found', 404),
   invalidAttachment: () => bad('Invalid attachment'),
 } as const;

@@ -1,5 +1,11 @@
 // The realm actor's command table: one spread per resource module. A command is
 // `(ctx: RealmContext, input) => Promise<output>`; RealmHandle.ask is typed from this table.
+import { botCommands } from './bots.js';
+import { personalCommands } from './personal.js';
+import { profileFieldCommands } from './profile-fields.js';
+import { realmContentCommands } from './realm-content.js';
+import { realmSettingsCommands } from './realm-settings.js';
+import { userProfileCommands } from './user-profile.js';
 import { userCommands } from './users.js';
 import { channelCommands } from './channels.js';
 import { subscriptionCommands } from './subscriptions.js';
@@ -10,6 +16,12 @@ export const realmCommands = {
   ...channelCommands,
   ...subscriptionCommands,
   ...systemBotCommands,
+  ...userProfileCommands,
+  ...botCommands,
+  ...profileFieldCommands,
+  ...realmSettingsCommands,
+  ...realmContentCommands,
+  ...personalCommands,
 };
 
 type Commands = typeof realmCommands;

@@ -3,7 +3,10 @@
 // Producers emit one canonical payload per change; every client-specific shape is made here.
 // Payload keys starting with `_` are internal inputs of presenters and never reach clients.
 import type { PublishedEvent } from '../../actors/event-sequencer.js';
-import { canSeeDeliveryEmail, dummyEmail } from '../emails.js';
+import { clientComputesAvatar } from '../avatar.js';
+import { canSeeDeliveryEmail } from '../emails.js';
+import { inaccessibleUser } from '../user-view.js';
+import { EmailVisibility } from '../user-settings.js';
 import { shapeMessage } from './message-shape.js';
 import { withDisplayTopics } from './topics.js';
 import type { ClientEvent, PresentContext } from './view.js';
@@ -34,9 +37,12 @@ const one = (e: ClientEvent): ClientEvent[] => [e];
 const message: Presenter = (e, ctx) => {
   const ev = base(e, ctx);
   const { view, realm } = ctx;
-  const shown = shapeMessage(ev.message as Obj, {
+  const m = ev.message as Obj;
+  const sender = realm.user(m.sender_id as number);
+  const shown = shapeMessage(m, {
     applyMarkdown: view.applyMarkdown,
     clientExtavatar: view.clientExtavatar,
+    senderEmailVisibility: sender?.settings.email_address_visibility ?? EmailVisibility.everyone,
     emptyTopicDisplayName: view.capabilities.empty_topic_name ? null : realm.realm.settings.empty_topic_display_name,
   });
   const out: ClientEvent = { type: 'message', message: shown, flags: ev.flags ?? [], id: e.id };
@@ -77,29 +83,6 @@ const realmEmoji: Presenter = (e, ctx) => {
 
 const realmLinkifiers: Presenter = (e, ctx) => (ctx.view.capabilities.linkifier_url_template ? [base(e, ctx)] : []);
 
-/** A stand-in for a user the viewer may not access (clients without user_list_incomplete). */
-function unknownUser(userId: number, realmHost: string): Obj {
-  return {
-    user_id: userId,
-    email: dummyEmail(userId, realmHost),
-    delivery_email: null,
-    full_name: 'Unknown user',
-    role: 400,
-    is_active: true,
-    is_admin: false,
-    is_owner: false,
-    is_guest: false,
-    is_bot: false,
-    bot_type: null,
-    is_imported_stub: false,
-    timezone: '',
-    avatar_url: null,
-    avatar_version: 1,
-    date_joined: '1970-01-01T00:00:00+00:00',
-    profile_data: {},
-  };
-}
-
 const realmUser: Presenter = (e, ctx) => {
   const ev = base(e, ctx);
   const { view, realm } = ctx;
@@ -107,7 +90,7 @@ const realmUser: Presenter = (e, ctx) => {
   const targetId = person.user_id as number;
   if (!realm.canAccessUser(view.userId, targetId)) {
     if (ev.op !== 'add' || view.capabilities.user_list_incomplete) return [];
-    return [{ ...ev, person: unknownUser(targetId, realm.realm.host) }];
+    return [{ ...ev, person: inaccessibleUser(targetId, realm.realm.host) }];
   }
   const target = realm.user(targetId);
   const viewer = realm.user(view.userId);
@@ -119,7 +102,7 @@ const realmUser: Presenter = (e, ctx) => {
     });
     if (!visible) shown = { ...shown, delivery_email: null };
   }
-  if ('avatar_url' in person && view.clientExtavatar && target && target.avatar_source !== 'U') {
+  if ('avatar_url' in person && target && clientComputesAvatar(target, view.clientExtavatar)) {
     shown = { ...shown, avatar_url: null };
   }
   return [{ ...ev, person: shown }];

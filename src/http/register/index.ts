@@ -1,14 +1,29 @@
 // The state providers of POST /register, one line per resource.
+import { alertWordsState, navigationViewsState, savedSnippetsState, userStatusState } from './personal.js';
+import { profileFieldState } from './profile-fields.js';
 import { realmState } from './realm.js';
+import { linkifierState, realmEmojiState } from './realm-content.js';
+import { realmDomainsState, realmUserDefaultsState } from './realm-extras.js';
 import type { StateProvider } from './state.js';
-import { realmUserState, userSettingsState } from './users.js';
+import { realmBotState, realmUserState, userSettingsState } from './users.js';
 import { defaultStreamState, streamState, subscriptionState } from './channels.js';
 import { messageState, recentPrivateState, starredState, userTopicState } from './messages.js';
 
+// One line per resource.
 export const stateProviders: readonly StateProvider[] = [
   realmState,
   realmUserState,
   userSettingsState,
+  realmBotState,
+  profileFieldState,
+  realmDomainsState,
+  realmUserDefaultsState,
+  realmEmojiState,
+  linkifierState,
+  alertWordsState,
+  userStatusState,
+  savedSnippetsState,
+  navigationViewsState,
   subscriptionState,
   streamState,
   defaultStreamState,

@@ -7,6 +7,7 @@ import type { UserRecord } from '../../actors/realm/state.js';
 import type { Capabilities } from '../../domain/client-capabilities.js';
 import { MAX_MESSAGE_LENGTH } from '../../domain/message-rules.js';
 import { MAX_TOPIC_LENGTH } from '../../domain/topic-names.js';
+import { canCreateVideoCalls } from '../../domain/videocalls.js';
 
 export interface RegisterOptions {
   readonly applyMarkdown: boolean;
@@ -47,7 +48,7 @@ export function baseState(ctx: StateContext, idleQueueTimeoutSecs: number): Reco
     max_channel_folder_description_length: MAX_CHANNEL_FOLDER_DESCRIPTION_LENGTH,
     realm_empty_topic_display_name: settings.empty_topic_display_name,
     realm_topics_policy: settings.topics_policy,
-    has_videocall_token: false,
+    has_videocall_token: ctx.user !== null && canCreateVideoCalls(ctx.app.config.videocallUrl, ctx.user.role),
   };
 }
 

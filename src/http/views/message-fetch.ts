@@ -1,6 +1,7 @@
 // Reading messages: resolving a narrow's names against the viewer's access (which channel,
 // which users, how much history), fetching the window around an anchor, and shaping each
 // message for the request (content, avatar, empty topic, flags, search highlights).
+import { EmailVisibility } from '../../domain/user-settings.js';
 import type { RealmHandle } from '../../actors/realm/actor.js';
 import { dmKeyOf } from '../../actors/realm/channel-index.js';
 import { canReadChannel, canReadFullHistory } from '../../actors/realm/channel-view.js';
@@ -123,6 +124,7 @@ export async function shapeFound(realm: RealmHandle, rows: readonly FoundMessage
       const shown = shapeMessage(messageObject(state, row, byMessage.get(row.id) ?? [], data.linkifiers), {
         applyMarkdown: o.applyMarkdown,
         clientExtavatar: o.clientExtavatar,
+        senderEmailVisibility: state.user(row.sender_id)?.settings.email_address_visibility ?? EmailVisibility.everyone,
         emptyTopicDisplayName: display,
       });
       shown.flags = flagNames(row.flags ?? FLAG_BITS.read | FLAG_BITS.historical);

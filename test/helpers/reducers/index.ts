@@ -2,12 +2,18 @@
 import { coreReducers } from './core.js';
 import { channelReducers } from './channels.js';
 import { messageReducers } from './messages.js';
+import { personalReducers } from './personal.js';
+import { realmReducers } from './realm.js';
 import type { ClientEventJson, Reducer, RegisterState } from './types.js';
+import { userReducers } from './users.js';
 
 export const reducers: Record<string, Reducer> = {
   ...coreReducers,
   ...channelReducers,
   ...messageReducers,
+  ...userReducers,
+  ...realmReducers,
+  ...personalReducers,
 };
 
 export function applyEvents(state: RegisterState, events: readonly ClientEventJson[]): RegisterState {
