@@ -5,9 +5,6 @@ import { resolve } from 'node:path';
 import { z } from 'zod';
 
 const int = (min: number, max = Number.MAX_SAFE_INTEGER) => z.coerce.number().int().min(min).max(max);
-const bool = z
-  .enum(['true', 'false', '1', '0', 'yes', 'no'])
-  .transform((v) => v === 'true' || v === '1' || v === 'yes');
 const url = z.string().url();
 
 const schema = z.object({

@@ -2,11 +2,11 @@
 // silent, group and wildcard mentions, channel and topic links (never to channels the author
 // cannot see), emoji, code, quotes, spoilers, uploads — and hostile input that must stay inert
 // in content, names, topics and descriptions.
-import { sql } from 'slonik';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { assertSuccess } from '../helpers/assert.js';
 import { castOf, createChannel, sendToChannel, type Cast } from '../helpers/messaging.js';
+import { PNG, uploadFile } from '../helpers/people.js';
 import { startTestServer, type TestRealm, type TestServer, type TestUser } from '../helpers/server.js';
 
 let server: TestServer;
@@ -54,8 +54,8 @@ md('channel and topic links only to channels the author can see', async () => {
 md('emoji, code, quotes, spoilers, uploads', async () => {
   const { member } = cast;
   assert.match(await render(member, ':smile:'), /<span aria-label="smile" class="emoji emoji-[0-9a-f]+" role="img" title="smile">:smile:<\/span>/);
-  await server.app.db.query(sql.unsafe`INSERT INTO realm_emoji (realm_id, name, file_name) VALUES (${realm.id}, 'partyparrot', 'parrot.gif')`);
-  assert.match(await render(member, ':partyparrot:'), /<img alt=":partyparrot:" class="emoji" src="\/user_avatars\/\d+\/emoji\/images\/parrot.gif" title="partyparrot">/);
+  assertSuccess(await uploadFile(cast.owner, '/api/v1/realm/emoji/partyparrot', PNG));
+  assert.match(await render(member, ':partyparrot:'), /<img alt=":partyparrot:" class="emoji" src="\/user_avatars\/\d+\/emoji\/images\/[0-9a-f-]{36}\.png" title="partyparrot">/);
   assert.match(await render(member, '```python\nprint("<b>")\n```'), /<div class="codehilite" data-code-language="Python"><pre><span><\/span><code>print\(&quot;&lt;b&gt;&quot;\)/);
   assert.match(await render(member, '```quote\nwise words\n```'), /<blockquote>\s*<p>wise words<\/p>\s*<\/blockquote>/);
   assert.match(await render(member, '```spoiler Title\nhidden\n```'), /<div class="spoiler-block"><div class="spoiler-header">/);

@@ -1,11 +1,11 @@
 // Reactions (endpoint 15 and adding), personal flags (endpoint 17, over a narrow, mark as read)
 // and typing notifications (composing, and editing: endpoint 18), with access rules and events.
-import { sql } from 'slonik';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { assertError, assertSuccess } from '../helpers/assert.js';
 import { drainEvents, expectConsistent, registerState } from '../helpers/consistency.js';
 import { castOf, createChannel, sendDirect, sendToChannel, type Cast } from '../helpers/messaging.js';
+import { PNG, uploadFile } from '../helpers/people.js';
 import { startTestServer, type TestRealm, type TestServer, type TestUser } from '../helpers/server.js';
 
 let server: TestServer;
@@ -37,9 +37,9 @@ reactions('add and remove, by name, by code, custom and extra emoji', async () =
   assert.equal((await message(owner, id)).reactions, [{ emoji_name: 'thumbs_up', emoji_code: THUMBS_UP, reaction_type: 'unicode_emoji', user_id: member.id }]);
   assertError(await member.post(`/api/v1/messages/${id}/reactions`, { emoji_name: 'thumbs_up' }), 'Reaction already exists.', 400, 'REACTION_ALREADY_EXISTS');
   assertSuccess(await owner.post(`/api/v1/messages/${id}/reactions`, { emoji_name: '+1', emoji_code: THUMBS_UP, reaction_type: 'unicode_emoji' }));
-  await server.app.db.query(sql.unsafe`INSERT INTO realm_emoji (realm_id, name, file_name) VALUES (${realm.id}, 'party_parrot', 'parrot.gif')`);
+  assertSuccess(await uploadFile(owner, '/api/v1/realm/emoji/party_parrot', PNG));
   assertSuccess(await member.post(`/api/v1/messages/${id}/reactions`, { emoji_name: 'party_parrot' }));
-  assertSuccess(await member.post(`/api/v1/messages/${id}/reactions`, { emoji_name: 'zulip', emoji_code: 'zulip', reaction_type: 'service_extra_emoji' }));
+  assertSuccess(await member.post(`/api/v1/messages/${id}/reactions`, { emoji_name: 'parley', emoji_code: 'parley', reaction_type: 'service_extra_emoji' }));
   const shown = (await message(owner, id)).reactions.map((r: { reaction_type: string }) => r.reaction_type);
   assert.equal(shown, ['unicode_emoji', 'unicode_emoji', 'realm_emoji', 'service_extra_emoji']);
   await expectConsistent(owner, () => member.delete(`/api/v1/messages/${id}/reactions`, { emoji_name: 'thumbs_up' }), { types: ['reaction'] });

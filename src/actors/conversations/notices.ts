@@ -6,7 +6,7 @@ import { isMeMessage } from '../../domain/message-rules.js';
 import { messageNarrowUrl } from '../../domain/narrow-url.js';
 import { lastTopicMessage } from '../../store/message-edits.js';
 import type { RealmHandle } from '../realm/actor.js';
-import { loadRenderData, realmMarkdownContext } from '../realm/markdown-context.js';
+import { realmMarkdownContext, renderData } from '../realm/markdown-context.js';
 import type { UserRecord } from '../realm/state.js';
 
 /** Notices of resolving a topic; one sent shortly before is deleted instead of adding another. */
@@ -27,7 +27,7 @@ export async function sendNotice(
   const state = realm.state;
   const bot = state.user(botId)!;
   const channel = state.channels.get(channelId)!;
-  const data = await loadRenderData(realm.services.db, realm.id);
+  const data = renderData(realm.state);
   const r = renderMarkdown(content, realmMarkdownContext(state, data, bot));
   const { id } = await realm.conversations.ask({ kind: 'channel', channelId }, 'send', {
     senderId: botId,

@@ -43,7 +43,7 @@ import {
   type GroupSettingInput,
   type StoredGroupSetting,
 } from './group-settings.js';
-import { loadRenderData, realmMarkdownContext, type RenderData } from './markdown-context.js';
+import { realmMarkdownContext, renderData, type RenderData } from './markdown-context.js';
 import type { RealmState, UserRecord } from './state.js';
 
 export interface NewChannelOptions {
@@ -186,7 +186,7 @@ async function updateChannel(ctx: RealmContext, input: UpdateChannelInput): Prom
   if (input.description !== undefined) {
     const description = checkChannelDescription(input.description);
     if (description !== current.description) {
-      data = await loadRenderData(ctx.services.db, state.id);
+      data = renderData(state);
       patch.description = description;
       patch.rendered_description = renderDescription(state, data, description);
       changes.push({ property: 'description', value: description, extra: { rendered_description: patch.rendered_description } });

@@ -17,7 +17,7 @@ export interface ResolvedEmoji {
 }
 
 /** The code and type of an emoji known by name only: custom emoji first, then Unicode, then extra. */
-function byName(state: RealmState, name: string): { code: string; type: ReactionType } {
+export function emojiNamed(state: RealmState, name: string): { code: string; type: ReactionType } {
   const custom = state.activeEmojiNamed(name);
   if (custom) return { code: String(custom.id), type: 'realm_emoji' };
   const unicode = emojiByName(name);
@@ -26,13 +26,25 @@ function byName(state: RealmState, name: string): { code: string; type: Reaction
   throw errors.badRequest(`Emoji '${name}' does not exist`);
 }
 
+/**
+ * Resolve and check an emoji named by a request. With a code and no type, the type is the one
+ * the name has (Unicode for unknown names); a code must exist and go with the name given.
+ */
 export function resolveEmoji(state: RealmState, name: string, code?: string, type?: string): ResolvedEmoji {
   if (code === undefined) {
-    const found = byName(state, name);
+    const found = emojiNamed(state, name);
     if (type !== undefined && type !== found.type) throw errors.badRequest('Invalid emoji type.');
     return { emoji_name: name, emoji_code: found.code, reaction_type: found.type };
   }
-  const reactionType = type ?? 'unicode_emoji';
+  let inferred: ReactionType = 'unicode_emoji';
+  if (type === undefined) {
+    try {
+      inferred = emojiNamed(state, name).type;
+    } catch {
+      // an unknown name is checked against the code below
+    }
+  }
+  const reactionType = type ?? inferred;
   switch (reactionType) {
     case 'realm_emoji': {
       const custom = /^\d{1,10}$/.test(code) ? state.realmEmoji.get(Number(code)) : undefined;
@@ -46,9 +58,11 @@ export function resolveEmoji(state: RealmState, name: string, code?: string, typ
       if (name !== code) throw errors.badRequest('Invalid emoji name.');
       break;
     case 'unicode_emoji': {
-      const e = emojiByCode(code);
-      if (!e || e.code !== code) throw errors.badRequest('Invalid emoji code.');
-      if (emojiByName(name)?.code !== code) throw errors.badRequest('Invalid emoji name.');
+      const known = emojiByCode(code);
+      if (!known || known.code !== code) throw errors.badRequest('Invalid emoji code.');
+      // Any name of the emoji (or of its base, for a skin-toned code) will do.
+      const named = emojiByName(name);
+      if (!named || named.code !== emojiByName(known.name)?.code) throw errors.badRequest('Invalid emoji name.');
       break;
     }
     default:

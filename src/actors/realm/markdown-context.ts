@@ -1,36 +1,18 @@
 // How the Markdown renderer sees an organization: its active users, groups, the channels the
-// author may link to, custom emoji and linkifiers. Emoji and linkifiers are read from the store
-// once per render batch (another area owns their endpoints and caches); the rest is cached
-// realm state, answered synchronously as the renderer requires.
-import { sql, type CommonQueryMethods } from 'slonik';
-import { z } from 'zod';
+// author may link to, custom emoji and linkifiers — all cached realm state, answered
+// synchronously as the renderer requires (no database round trip per render).
 import type { MarkdownContext } from '../../domain/markdown/index.js';
 import { canSeeChannel } from './channel-view.js';
 import type { RealmState, UserRecord } from './state.js';
 
 export interface RenderData {
-  readonly emoji: ReadonlyMap<string, { id: string; name: string; url: string }>;
+  realmEmoji(name: string): { id: string; name: string; url: string } | null;
   readonly linkifiers: ReadonlyArray<{ id: number; pattern: string; urlTemplate: string }>;
 }
 
-const emojiRow = z.object({ id: z.number(), name: z.string(), file_name: z.string() });
-const linkifierRow = z.object({ id: z.number(), pattern: z.string(), url_template: z.string() });
-
-export async function loadRenderData(db: CommonQueryMethods, realmId: number): Promise<RenderData> {
-  const [emoji, linkifiers] = await Promise.all([
-    db.any(sql.type(emojiRow)`SELECT id, name, file_name FROM realm_emoji WHERE realm_id = ${realmId} AND NOT deactivated`),
-    db.any(sql.type(linkifierRow)`
-      SELECT id, pattern, url_template FROM linkifiers WHERE realm_id = ${realmId} ORDER BY sort_order, id`),
-  ]);
-  return {
-    emoji: new Map(
-      emoji.map((e) => [
-        e.name,
-        { id: String(e.id), name: e.name, url: `/user_avatars/${realmId}/emoji/images/${encodeURIComponent(e.file_name)}` },
-      ]),
-    ),
-    linkifiers: linkifiers.map((l) => ({ id: l.id, pattern: l.pattern, urlTemplate: l.url_template })),
-  };
+/** The organization's custom emoji and linkifiers as they are now. */
+export function renderData(state: RealmState): RenderData {
+  return { realmEmoji: (name) => state.markdownEmoji(name), linkifiers: state.markdownLinkifiers() };
 }
 
 /**
@@ -69,7 +51,7 @@ export function realmMarkdownContext(state: RealmState, data: RenderData, author
       const visible = author ? canSeeChannel(state, author, c) : !c.invite_only;
       return visible ? { id: c.id, name: c.name } : null;
     },
-    realmEmoji: (name) => data.emoji.get(name) ?? null,
+    realmEmoji: (name) => data.realmEmoji(name),
     linkifiers: data.linkifiers,
   };
 }

@@ -2,7 +2,6 @@
 // group-valued), the defaults of new accounts' personal settings, and its allowed email
 // domains. Run inside the realm actor; the cached realm record is replaced before the events
 // are released.
-import type { EventSpec } from '../event-sequencer.js';
 import { errors } from '../../domain/errors.js';
 import { realmDomainsEvent, realmEvent, realmUserSettingsDefaultsEvent } from '../../domain/events/realm.js';
 import { renderPlainDescription } from '../../domain/descriptions.js';

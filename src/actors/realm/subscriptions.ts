@@ -15,7 +15,7 @@ import type { ChannelRecord } from './channel-index.js';
 import { activeSubscribers, canAdminister, canReadChannel, canSeeChannel, channelObject, metadataAudience, subscriptionObject } from './channel-view.js';
 import { actorOf, checkNewChannelOptions, emitVisibilityChange, insertChannels, type NewChannelOptions } from './channels.js';
 import { applyStoredGroupSettings } from './group-settings.js';
-import { loadRenderData } from './markdown-context.js';
+import { renderData } from './markdown-context.js';
 import type { RealmState, UserRecord } from './state.js';
 
 export interface SubscribeInput {
@@ -80,7 +80,7 @@ async function subscribe(ctx: RealmContext, input: SubscribeInput): Promise<Subs
     already_subscribed: {},
     ...(input.authorizationErrorsFatal ? {} : { unauthorized: unauthorized.map((c) => c.name) }),
   };
-  const data = missing.length > 0 ? await loadRenderData(ctx.services.db, state.id) : null;
+  const data = missing.length > 0 ? renderData(state) : null;
   const used = await colorsInUse(ctx, principals);
 
   await ctx.write(async (tx, emit) => {

@@ -11,7 +11,7 @@ import {
 import { noticeMove, noticeResolve } from '../../actors/conversations/notices.js';
 import { checkMentions } from '../../actors/conversations/send-rules.js';
 import { conversationKeyOf } from '../../actors/conversations/conversations.js';
-import { loadRenderData } from '../../actors/realm/markdown-context.js';
+import { renderData } from '../../actors/realm/markdown-context.js';
 import { canReadFullHistory } from '../../actors/realm/channel-view.js';
 import { errors } from '../../domain/errors.js';
 import { topicFromClient } from '../../domain/events/topics.js';
@@ -64,7 +64,7 @@ export const updateMessage = userEndpoint(
     if (q.stream_id !== undefined && row.channel_id === null) throw errors.badRequest('Direct messages cannot be moved to channels.');
     if (params.content !== undefined) checkContentEdit(state, user, row, now);
     checkEditPayload(state, row, params);
-    const data = await loadRenderData(db, realm.id);
+    const data = renderData(realm.state);
 
     let content;
     if (params.content !== undefined) {

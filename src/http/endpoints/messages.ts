@@ -2,7 +2,7 @@
 // GET /messages/{id}, POST /messages/render.
 import { z } from 'zod';
 import type { ChannelRecord } from '../../actors/realm/channel-index.js';
-import { loadRenderData, realmMarkdownContext, type RenderData } from '../../actors/realm/markdown-context.js';
+import { realmMarkdownContext, renderData, type RenderData } from '../../actors/realm/markdown-context.js';
 import type { UserRecord } from '../../actors/realm/state.js';
 import {
   checkCanSendToChannel,
@@ -55,7 +55,7 @@ export const sendMessage = userEndpoint(sendParams, async (ctx, q) => {
   if (q.queue_id !== undefined && q.local_id === undefined) throw errors.missingArgument('local_id');
   const content = normalizeContent(q.content);
   const client = clientName(ctx.headers['user-agent']);
-  const data = await loadRenderData(db, realm.id);
+  const data = renderData(realm.state);
   const rendered = renderFor(ctx, data, content);
   const common = {
     senderId: user.id,
@@ -164,6 +164,6 @@ export const getMessage = userEndpoint(
 );
 
 export const renderMessage = userEndpoint(z.object({ content: p.string() }), async (ctx, q) => {
-  const data = await loadRenderData(ctx.app.db, ctx.realm.id);
+  const data = renderData(ctx.realm.state);
   return { rendered: renderFor(ctx, data, q.content).html };
 });

@@ -7,7 +7,7 @@ import { dmKeyOf } from '../../actors/realm/channel-index.js';
 import { canReadChannel, canReadFullHistory } from '../../actors/realm/channel-view.js';
 import type { UserRecord } from '../../actors/realm/state.js';
 import { messageObject } from '../../actors/conversations/message-view.js';
-import { loadRenderData } from '../../actors/realm/markdown-context.js';
+import { renderData } from '../../actors/realm/markdown-context.js';
 import { errors } from '../../domain/errors.js';
 import { shapeMessage } from '../../domain/events/message-shape.js';
 import { topicFromClient } from '../../domain/events/topics.js';
@@ -109,7 +109,8 @@ const highlight = (s: string) => s.replaceAll('<mark>', '<span class="highlight"
 export async function shapeFound(realm: RealmHandle, rows: readonly FoundMessage[], o: ShapeOptions): Promise<Record<string, unknown>[]> {
   if (rows.length === 0) return [];
   const db = realm.services.db;
-  const [reactions, data] = await Promise.all([reactionsFor(db, rows.map((r) => r.id)), loadRenderData(db, realm.id)]);
+  const reactions = await reactionsFor(db, rows.map((r) => r.id));
+  const data = renderData(realm.state);
   const byMessage = new Map<number, ReactionRow[]>();
   for (const r of reactions) {
     let l = byMessage.get(r.message_id);
