@@ -62,6 +62,9 @@ import {
   updateUser,
 } from './endpoints/users.js';
 import type { RouteTable } from './router.js';
+import { z } from 'zod';
+import { RawResponse, serverEndpoint } from './endpoint.js';
+import { buildOpenApi } from './openapi.js';
 import {
   addDefaultStream,
   archiveStream,
@@ -87,7 +90,15 @@ import {
   updateSubscriptionProperties,
 } from './endpoints/subscriptions.js';
 
+let openApiDocument: string | null = null;
+/** GET /api/v1/openapi.json: this table as an OpenAPI 3.1 document (built once, on first use). */
+const getOpenApi = serverEndpoint(z.object({}), async () => {
+  openApiDocument ??= JSON.stringify(buildOpenApi({ api: apiRoutes, site: siteRoutes }));
+  return new RawResponse(200, { 'Content-Type': 'application/json' }, openApiDocument);
+});
+
 export const apiRoutes: RouteTable = {
+  '/openapi.json': { GET: getOpenApi },
   '/bots': { POST: createBot },
   '/bots/{bot_id}': { PATCH: updateBot, DELETE: deactivateBot },
   '/bots/{bot_id}/api_key': { GET: getBotApiKey },
