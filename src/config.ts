@@ -48,6 +48,8 @@ const schema = z.object({
   VIDEOCALL_URL: url.optional(),
   PUSH_SERVICE_URL: url.optional(),
 
+  METRICS_TOKEN: z.string().min(16).optional(),
+
   BOOTSTRAP_REALM_NAME: z.string().min(1).default('Parley'),
   BOOTSTRAP_OWNER_EMAIL: z.string().email().default('owner@parley.localhost'),
   BOOTSTRAP_OWNER_NAME: z.string().min(1).default('Organization Owner'),
@@ -108,6 +110,8 @@ export interface Config {
   readonly videocallUrl: string | undefined;
   /** The push notification service this server forwards to; unset: no push notifications. */
   readonly pushServiceUrl: string | undefined;
+  /** Bearer token for GET /metrics; without one only loopback clients may scrape. */
+  readonly metricsToken: string | undefined;
   readonly bootstrap: {
     readonly realmName: string;
     readonly ownerEmail: string;
@@ -179,6 +183,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     },
     videocallUrl: e.VIDEOCALL_URL?.replace(/\/+$/, ''),
     pushServiceUrl: e.PUSH_SERVICE_URL?.replace(/\/+$/, ''),
+    metricsToken: e.METRICS_TOKEN,
     bootstrap: {
       realmName: e.BOOTSTRAP_REALM_NAME,
       ownerEmail: e.BOOTSTRAP_OWNER_EMAIL,

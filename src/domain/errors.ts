@@ -79,6 +79,8 @@ export const errors = {
       'Retry-After': '5',
     }),
 
+  forbidden: (msg: string) => new ApiError('FORBIDDEN', msg, 403),
+
   // Organizations and authentication
   realmNotFound: () => new ApiError('BAD_REQUEST', 'Organization not registered', 404),
   notLoggedIn: () =>

@@ -49,7 +49,7 @@ import {
   serveRealmEmoji,
   updateLinkifier,
 } from './endpoints/realm-content.js';
-import { getHealth, getServerSettings } from './endpoints/server.js';
+import { getHealth, getMetrics, getServerSettings } from './endpoints/server.js';
 import { updateSettings } from './endpoints/settings.js';
 import {
   createUser,
@@ -168,6 +168,7 @@ export const siteRoutes: RouteTable = {
   '/avatar/{user_id}': { GET: redirectToAvatar },
   '/avatar/{user_id}/medium': { GET: redirectToMediumAvatar },
   '/health': { GET: getHealth },
+  '/metrics': { GET: getMetrics },
   '/user_uploads/{realm_id}/{bucket}/{token}/{filename}': { GET: getFile },
   '/user_uploads/temporary/{token}/{filename}': { GET: getTemporaryFile },
   '/user_avatars/{realm_id}/{file_name}': { GET: serveUploadedAvatar },
