@@ -42,6 +42,8 @@ export class RealmQueues {
   private readonly byUser = new Map<number, Set<QueueEntry>>();
   private readonly allPublic = new Set<QueueEntry>();
   private readonly restoring = new Map<string, Promise<QueueEntry | null>>();
+  /** Ended queues whose actors still answer late messages: never restored from their rows. */
+  private readonly tombstones = new Set<string>();
   private readonly buckets = new Map<number, Ref<never>>();
   private readonly env: QueueEnvironment;
   private readonly deleted: string[] = [];
@@ -149,6 +151,7 @@ export class RealmQueues {
   async get(id: string): Promise<QueueEntry | null> {
     const live = this.byId.get(id);
     if (live) return live;
+    if (this.tombstones.has(id)) return null;
     if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)) return null;
     let pending = this.restoring.get(id);
     if (!pending) {
@@ -191,6 +194,7 @@ export class RealmQueues {
     if (!row || row.user_id === null) return null;
     const live = this.byId.get(id);
     if (live) return live;
+    if (this.tombstones.has(id)) return null; // ended while its row was being read
     const user = this.realm.state.user(row.user_id);
     const now = services.clock.now();
     if (!user?.is_active || row.last_contact + row.idle_timeout_secs * 1000 < now) {
@@ -258,7 +262,12 @@ export class RealmQueues {
   private ended(entry: QueueEntry, reason: EndReason): void {
     this.unregister(entry);
     if (reason !== 'shutdown') this.deleted.push(entry.id);
-    const timer = setTimeout(() => stopActor(entry.ref), TOMBSTONE_MS);
+    // The row may outlive the actor's answer by a flush interval; the tombstone covers both.
+    this.tombstones.add(entry.id);
+    const timer = setTimeout(() => {
+      stopActor(entry.ref);
+      this.tombstones.delete(entry.id);
+    }, TOMBSTONE_MS);
     timer.unref();
   }
 
