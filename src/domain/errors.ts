@@ -111,4 +111,13 @@ export const errors = {
   invalidUserId: (id: number) => bad(`Invalid user ID: ${id}`),
   invalidChannelId: () => bad('Invalid channel ID'),
   invalidMessage: () => bad('Invalid message(s)'),
+
+  // User groups
+  invalidUserGroup: () => bad('Invalid user group'),
+  invalidUserGroupId: (id: number) => bad(`Invalid user group ID: ${id}`),
+  userGroupDeactivated: () => bad('User group is deactivated.'),
+  userGroupExists: (name: string) => bad(`User group '${name}' already exists.`),
+  groupInUse: (objections: readonly Record<string, unknown>[]) =>
+    new ApiError('CANNOT_DEACTIVATE_GROUP_IN_USE', 'Cannot deactivate user group in use.', 400, { objections }),
+  noNewData: () => bad('No new data supplied'),
 } as const;

@@ -3,6 +3,17 @@
 import { fetchApiKey } from './endpoints/auth.js';
 import { createSocketTicket, deleteQueue, getEvents, register } from './endpoints/events.js';
 import { getHealth, getServerSettings } from './endpoints/server.js';
+import {
+  createUserGroup,
+  deactivateUserGroup,
+  getUserGroupMembers,
+  getUserGroupMembership,
+  getUserGroups,
+  getUserGroupSubgroups,
+  updateUserGroup,
+  updateUserGroupMembers,
+  updateUserGroupSubgroups,
+} from './endpoints/user-groups.js';
 import { getOwnUser } from './endpoints/users.js';
 import type { RouteTable } from './router.js';
 
@@ -13,6 +24,13 @@ export const apiRoutes: RouteTable = {
   '/register': { POST: register },
   '/server_settings': { GET: getServerSettings },
   '/users/me': { GET: getOwnUser },
+  '/user_groups': { GET: getUserGroups },
+  '/user_groups/create': { POST: createUserGroup },
+  '/user_groups/{user_group_id}': { PATCH: updateUserGroup },
+  '/user_groups/{user_group_id}/deactivate': { POST: deactivateUserGroup },
+  '/user_groups/{user_group_id}/members': { GET: getUserGroupMembers, POST: updateUserGroupMembers },
+  '/user_groups/{user_group_id}/members/{user_id}': { GET: getUserGroupMembership },
+  '/user_groups/{user_group_id}/subgroups': { GET: getUserGroupSubgroups, POST: updateUserGroupSubgroups },
 };
 
 export const siteRoutes: RouteTable = {

@@ -1,9 +1,11 @@
 // The realm actor's command table: one spread per resource module. A command is
 // `(ctx: RealmContext, input) => Promise<output>`; RealmHandle.ask is typed from this table.
+import { groupCommands } from './groups.js';
 import { userCommands } from './users.js';
 
 export const realmCommands = {
   ...userCommands,
+  ...groupCommands,
 };
 
 type Commands = typeof realmCommands;

@@ -1,9 +1,11 @@
 // Every resource's reducers, one line each.
 import { coreReducers } from './core.js';
 import type { ClientEventJson, Reducer, RegisterState } from './types.js';
+import { userGroupReducers } from './user-groups.js';
 
 export const reducers: Record<string, Reducer> = {
   ...coreReducers,
+  ...userGroupReducers,
 };
 
 export function applyEvents(state: RegisterState, events: readonly ClientEventJson[]): RegisterState {
