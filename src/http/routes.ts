@@ -1,6 +1,7 @@
 // The one route table. `api` paths are relative to /api/v1; `site` paths are served at the root.
 // Reading this file shows the whole HTTP surface of Parley.
 import { fetchApiKey } from './endpoints/auth.js';
+import { createChannelFolder, getChannelFolders, reorderChannelFolders, updateChannelFolder } from './endpoints/channel-folders.js';
 import { createSocketTicket, deleteQueue, getEvents, register } from './endpoints/events.js';
 import { getHealth, getServerSettings } from './endpoints/server.js';
 import {
@@ -18,6 +19,9 @@ import { getOwnUser } from './endpoints/users.js';
 import type { RouteTable } from './router.js';
 
 export const apiRoutes: RouteTable = {
+  '/channel_folders': { GET: getChannelFolders, PATCH: reorderChannelFolders },
+  '/channel_folders/create': { POST: createChannelFolder },
+  '/channel_folders/{channel_folder_id}': { PATCH: updateChannelFolder },
   '/events': { GET: getEvents, DELETE: deleteQueue },
   '/events/socket_ticket': { POST: createSocketTicket },
   '/fetch_api_key': { POST: fetchApiKey },

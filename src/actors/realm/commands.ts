@@ -1,11 +1,13 @@
 // The realm actor's command table: one spread per resource module. A command is
 // `(ctx: RealmContext, input) => Promise<output>`; RealmHandle.ask is typed from this table.
+import { channelFolderCommands } from './channel-folders.js';
 import { groupCommands } from './groups.js';
 import { userCommands } from './users.js';
 
 export const realmCommands = {
   ...userCommands,
   ...groupCommands,
+  ...channelFolderCommands,
 };
 
 type Commands = typeof realmCommands;

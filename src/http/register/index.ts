@@ -1,4 +1,5 @@
 // The state providers of POST /register, one line per resource.
+import { channelFolderState } from './channel-folders.js';
 import { realmState } from './realm.js';
 import type { StateProvider } from './state.js';
 import { userGroupState } from './user-groups.js';
@@ -9,4 +10,5 @@ export const stateProviders: readonly StateProvider[] = [
   realmUserState,
   userSettingsState,
   userGroupState,
+  channelFolderState,
 ];

@@ -1,4 +1,5 @@
 // Every resource's reducers, one line each.
+import { channelFolderReducers } from './channel-folders.js';
 import { coreReducers } from './core.js';
 import type { ClientEventJson, Reducer, RegisterState } from './types.js';
 import { userGroupReducers } from './user-groups.js';
@@ -6,6 +7,7 @@ import { userGroupReducers } from './user-groups.js';
 export const reducers: Record<string, Reducer> = {
   ...coreReducers,
   ...userGroupReducers,
+  ...channelFolderReducers,
 };
 
 export function applyEvents(state: RegisterState, events: readonly ClientEventJson[]): RegisterState {
