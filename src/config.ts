@@ -44,6 +44,12 @@ const schema = z.object({
   SOCKET_MAX_BACKPRESSURE_BYTES: int(1024).default(1024 * 1024),
   SOCKET_TICKET_TTL_SECONDS: int(1).default(60),
 
+  PRESENCE_FLUSH_INTERVAL_MS: int(10).default(5_000),
+  PRESENCE_EVENT_USER_LIMIT: int(0).default(100),
+  CAN_ACCESS_ALL_USERS_GROUP_LIMITS_PRESENCE: bool.default('false'),
+  PUSH_SERVICE_URL: url.optional(),
+  INVITATION_LINK_VALIDITY_MINUTES: int(1).default(14_400),
+
   BOOTSTRAP_REALM_NAME: z.string().min(1).default('Parley'),
   BOOTSTRAP_OWNER_EMAIL: z.string().email().default('owner@parley.localhost'),
   BOOTSTRAP_OWNER_NAME: z.string().min(1).default('Organization Owner'),
@@ -88,6 +94,22 @@ export interface Config {
     readonly buckets: number;
     readonly socketMaxBackpressureBytes: number;
     readonly socketTicketTtlSecs: number;
+  };
+  readonly presence: {
+    /** How often changed presence rows are written (at most one write per user per interval). */
+    readonly flushIntervalMs: number;
+    /** Organizations with more active users than this get no presence events (clients poll). */
+    readonly eventUserLimit: number;
+    /** Limit presence data to the users the requester may access (can_access_all_users_group). */
+    readonly limitToAccessibleUsers: boolean;
+  };
+  readonly push: {
+    /** The push notification service; unset = no push notifications. */
+    readonly serviceUrl: string | undefined;
+  };
+  readonly invitations: {
+    /** Default lifetime of a reusable invitation link. */
+    readonly linkValidityMinutes: number;
   };
   readonly bootstrap: {
     readonly realmName: string;
@@ -153,6 +175,13 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       socketMaxBackpressureBytes: e.SOCKET_MAX_BACKPRESSURE_BYTES,
       socketTicketTtlSecs: e.SOCKET_TICKET_TTL_SECONDS,
     },
+    presence: {
+      flushIntervalMs: e.PRESENCE_FLUSH_INTERVAL_MS,
+      eventUserLimit: e.PRESENCE_EVENT_USER_LIMIT,
+      limitToAccessibleUsers: e.CAN_ACCESS_ALL_USERS_GROUP_LIMITS_PRESENCE,
+    },
+    push: { serviceUrl: e.PUSH_SERVICE_URL?.replace(/\/+$/, '') },
+    invitations: { linkValidityMinutes: e.INVITATION_LINK_VALIDITY_MINUTES },
     bootstrap: {
       realmName: e.BOOTSTRAP_REALM_NAME,
       ownerEmail: e.BOOTSTRAP_OWNER_EMAIL,

@@ -3,6 +3,7 @@
 import { fetchApiKey } from './endpoints/auth.js';
 import { createChannelFolder, getChannelFolders, reorderChannelFolders, updateChannelFolder } from './endpoints/channel-folders.js';
 import { createSocketTicket, deleteQueue, getEvents, register } from './endpoints/events.js';
+import { getRealmPresence, getUserPresence, updatePresence } from './endpoints/presence.js';
 import { getHealth, getServerSettings } from './endpoints/server.js';
 import {
   createUserGroup,
@@ -28,6 +29,9 @@ export const apiRoutes: RouteTable = {
   '/register': { POST: register },
   '/server_settings': { GET: getServerSettings },
   '/users/me': { GET: getOwnUser },
+  '/users/me/presence': { POST: updatePresence },
+  '/users/{user_id_or_email}/presence': { GET: getUserPresence },
+  '/realm/presence': { GET: getRealmPresence },
   '/user_groups': { GET: getUserGroups },
   '/user_groups/create': { POST: createUserGroup },
   '/user_groups/{user_group_id}': { PATCH: updateUserGroup },

@@ -8,6 +8,7 @@ import { isApiError } from '../../domain/errors.js';
 import { writeWithEvents, type Emit, type RealmEventStream } from '../realm-events.js';
 import { ask, fail, ok, reply, spawnActor, type Ref, type Reply } from '../runtime.js';
 import type { Services } from '../../services.js';
+import { RealmPresence } from '../presence/realm-presence.js';
 import { RealmQueues } from '../queues/realm-queues.js';
 import { realmCommands, type CommandInput, type CommandName, type CommandOutput } from './commands.js';
 import { loadRealmState, type RealmState } from './state.js';
@@ -32,6 +33,8 @@ export class RealmHandle {
   readonly userDeactivationHooks: Array<(userId: number) => void> = [];
   /** The organization's event queues. */
   readonly queues: RealmQueues;
+  /** Presence of the organization's users (its own actor, `realm-<id>/presence`). */
+  readonly presence: RealmPresence;
 
   constructor(
     readonly services: Services,
@@ -47,6 +50,7 @@ export class RealmHandle {
       services.log,
     );
     this.queues = new RealmQueues(this);
+    this.presence = new RealmPresence(this);
   }
 
   get id(): number {

@@ -1,5 +1,6 @@
 // The state providers of POST /register, one line per resource.
 import { channelFolderState } from './channel-folders.js';
+import { presenceState } from './presence.js';
 import { realmState } from './realm.js';
 import type { StateProvider } from './state.js';
 import { userGroupState } from './user-groups.js';
@@ -11,4 +12,5 @@ export const stateProviders: readonly StateProvider[] = [
   userSettingsState,
   userGroupState,
   channelFolderState,
+  presenceState,
 ];

@@ -1,6 +1,7 @@
 // Every resource's reducers, one line each.
 import { channelFolderReducers } from './channel-folders.js';
 import { coreReducers } from './core.js';
+import { presenceReducers } from './presence.js';
 import type { ClientEventJson, Reducer, RegisterState } from './types.js';
 import { userGroupReducers } from './user-groups.js';
 
@@ -8,6 +9,7 @@ export const reducers: Record<string, Reducer> = {
   ...coreReducers,
   ...userGroupReducers,
   ...channelFolderReducers,
+  ...presenceReducers,
 };
 
 export function applyEvents(state: RegisterState, events: readonly ClientEventJson[]): RegisterState {
