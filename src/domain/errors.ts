@@ -120,4 +120,9 @@ export const errors = {
   groupInUse: (objections: readonly Record<string, unknown>[]) =>
     new ApiError('CANNOT_DEACTIVATE_GROUP_IN_USE', 'Cannot deactivate user group in use.', 400, { objections }),
   noNewData: () => bad('No new data supplied'),
+
+  // Push notifications
+  pushServiceNotConfigured: () =>
+    new ApiError('PUSH_SERVICE_NOT_CONFIGURED', 'Server is not configured to use push notification service.', 400),
+  invalidTokenLength: () => bad('Empty or invalid length token'),
 } as const;

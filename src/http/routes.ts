@@ -4,6 +4,7 @@ import { fetchApiKey } from './endpoints/auth.js';
 import { createChannelFolder, getChannelFolders, reorderChannelFolders, updateChannelFolder } from './endpoints/channel-folders.js';
 import { createSocketTicket, deleteQueue, getEvents, register } from './endpoints/events.js';
 import { getRealmPresence, getUserPresence, updatePresence } from './endpoints/presence.js';
+import { addApnsToken, addFcmToken, registerPushDevice, removeApnsToken, removeFcmToken } from './endpoints/push.js';
 import { getHealth, getServerSettings } from './endpoints/server.js';
 import {
   createUserGroup,
@@ -30,6 +31,9 @@ export const apiRoutes: RouteTable = {
   '/server_settings': { GET: getServerSettings },
   '/users/me': { GET: getOwnUser },
   '/users/me/presence': { POST: updatePresence },
+  '/users/me/apns_device_token': { POST: addApnsToken, DELETE: removeApnsToken },
+  '/users/me/android_gcm_reg_id': { POST: addFcmToken, DELETE: removeFcmToken },
+  '/mobile_push/register': { POST: registerPushDevice },
   '/users/{user_id_or_email}/presence': { GET: getUserPresence },
   '/realm/presence': { GET: getRealmPresence },
   '/user_groups': { GET: getUserGroups },

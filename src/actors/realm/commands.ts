@@ -2,12 +2,14 @@
 // `(ctx: RealmContext, input) => Promise<output>`; RealmHandle.ask is typed from this table.
 import { channelFolderCommands } from './channel-folders.js';
 import { groupCommands } from './groups.js';
+import { pushCommands } from './push-devices.js';
 import { userCommands } from './users.js';
 
 export const realmCommands = {
   ...userCommands,
   ...groupCommands,
   ...channelFolderCommands,
+  ...pushCommands,
 };
 
 type Commands = typeof realmCommands;

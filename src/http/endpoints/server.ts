@@ -44,7 +44,7 @@ export const getServerSettings = serverEndpoint(z.object({}), async (ctx) => {
     service_feature_level: SERVICE_FEATURE_LEVEL,
     service_version: SERVICE_VERSION,
     service_merge_base: SERVICE_MERGE_BASE,
-    push_notifications_enabled: false,
+    push_notifications_enabled: ctx.app.config.push.serviceUrl !== undefined,
     is_incompatible: false,
     email_auth_enabled: true,
     require_email_format_usernames: true,

@@ -35,7 +35,7 @@ export const realmState: StateProvider = {
       realm_bot_domain: dummyEmailDomain(r.host),
       realm_email_auth_enabled: true,
       realm_password_auth_enabled: true,
-      realm_push_notifications_enabled: false,
+      realm_push_notifications_enabled: app.config.push.serviceUrl !== undefined,
       realm_push_notifications_enabled_end_timestamp: null,
       realm_upload_quota_mib: null,
       realm_plan_type: 1,
