@@ -2,6 +2,7 @@
 // /user_groups/{id}/subgroups, and GET /user_groups/{id}/members/{user_id} (endpoint 20).
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { Role } from '../../src/domain/roles.js';
 import { assertError, assertSuccess } from '../helpers/assert.js';
 import { CAST_ROLES, createCast, systemGroup, type Cast } from '../helpers/cast.js';
 import { expectConsistent } from '../helpers/consistency.js';
@@ -253,10 +254,43 @@ check('errors and callers by role', async () => {
   assertError(await cast.member.get('/api/v1/user_groups/999999/members'), 'Invalid user group');
 });
 
-check.after(async () => {
+const accounts = suite('memberships follow accounts (system groups, deactivation)');
+accounts.before(setup);
+
+const both = { types: ['realm_user', 'user_group'] };
+
+accounts('a new account joins its role groups, consistent with register', async () => {
+  const events = await expectConsistent(cast.member, () => realm.createUser({ role: Role.moderator }), both);
+  assert.equal(events.map((e) => `${e.type}:${e.op}`), ['realm_user:add', 'user_group:add_members']);
+  assert.is(events[1]!.group_id, systemGroup(realm, 'role:moderators'));
+});
+
+accounts('a role change moves the account between role groups', async () => {
+  const u = await realm.createUser();
+  const events = await expectConsistent(
+    cast.member,
+    () => realm.handle.ask('user.setRole', { userId: u.id, role: Role.administrator, actorId: null }),
+    both,
+  );
+  assert.equal(events.filter((e) => e.type === 'user_group').map((e) => e.op).sort(), ['add_members', 'remove_members', 'remove_members']);
+  assert.is(await isMember(systemGroup(realm, 'role:administrators'), u.id, true), true);
+  assert.is(await isMember(systemGroup(realm, 'role:members'), u.id, true), false);
+});
+
+accounts('deactivation hides every membership; reactivation restores them', async () => {
+  const u = await realm.createUser();
+  const g = await createGroup(cast.member, { members: [u.id] });
+  await expectConsistent(cast.member, () => realm.handle.ask('user.setActive', { userId: u.id, active: false, actorId: null }), both);
+  assert.equal(await members(g), []);
+  await expectConsistent(cast.member, () => realm.handle.ask('user.setActive', { userId: u.id, active: true, actorId: null }), both);
+  assert.equal(await members(g), [u.id]);
+});
+
+accounts.after(async () => {
   await server.close();
 });
 
 m.run();
 s.run();
 check.run();
+accounts.run();

@@ -11,6 +11,7 @@ import {
 } from '../../domain/group-permissions.js';
 import { userGroupEvent } from '../../domain/events/user-group.js';
 import * as store from '../../store/groups.js';
+import type { EventSpec } from '../event-sequencer.js';
 import type { RealmContext } from './actor.js';
 import {
   accessGroupForUpdate,
@@ -307,3 +308,22 @@ export const groupCommands = {
   'group.updateMembers': updateMembers,
   'group.deactivate': deactivateGroup,
 };
+
+/**
+ * user_group events for one user's membership changes made outside the group commands (system
+ * groups following a role, deactivation and reactivation). Emit after the realm_user event.
+ */
+export function membershipEvents(state: RealmState, userId: number, added: readonly number[], removed: readonly number[]): EventSpec[] {
+  const spec = (op: 'add_members' | 'remove_members', groupId: number) => {
+    const g = state.groups.get(groupId);
+    return userGroupEvent.build({ op, group_id: groupId, user_ids: [userId], ...(g ? mark(g) : {}) }, { userIds: null });
+  };
+  return [...added.map((id) => spec('add_members', id)), ...removed.map((id) => spec('remove_members', id))];
+}
+
+/** Named groups the user belongs to directly (deactivation hides these memberships). */
+export function directNamedGroups(state: RealmState, userId: number): number[] {
+  const out: number[] = [];
+  for (const g of state.groups.values()) if (g.name !== null && g.members.has(userId)) out.push(g.id);
+  return out.sort((a, b) => a - b);
+}

@@ -10,6 +10,7 @@ import { formatUser } from '../../domain/user-view.js';
 import { setSystemMemberships } from '../../store/groups.js';
 import * as users from '../../store/users.js';
 import type { RealmContext } from './actor.js';
+import { directNamedGroups, membershipEvents } from './groups.js';
 import { toUserRecord, type RealmState, type UserRecord } from './state.js';
 
 export const MAX_NAME_LENGTH = 100;
@@ -75,13 +76,14 @@ async function createUser(ctx: RealmContext, input: CreateUserInput): Promise<Cr
     const apiEmail = apiEmailFor(row.id, deliveryEmail, settings.email_address_visibility, state.realm.host);
     if (apiEmail !== row.email) await users.setApiEmail(tx, row.id, apiEmail);
     const record = toUserRecord({ ...row, email: apiEmail });
-    await syncSystemGroups(ctx, tx, record);
+    const groups = await syncSystemGroups(ctx, tx, record);
     emit({
       type: 'realm_user',
       // The real address travels in the log; presentEvent hides it from viewers who may not see it.
       payload: { op: 'add', person: formatUser(record, record, { clientExtavatar: false, profileData: record.is_bot ? undefined : {} }) },
       userIds: null,
     });
+    for (const e of membershipEvents(state, record.id, groups.added, groups.removed)) emit(e);
     return record;
   });
   state.putUser(user);
@@ -110,8 +112,9 @@ async function setRole(ctx: RealmContext, input: SetRoleInput): Promise<UserReco
   const updated = await ctx.write(async (tx, emit) => {
     await users.setRole(tx, target.id, input.role);
     const record: UserRecord = { ...target, role: input.role };
-    await syncSystemGroups(ctx, tx, record);
+    const groups = await syncSystemGroups(ctx, tx, record);
     emit({ type: 'realm_user', payload: { op: 'update', person: { user_id: target.id, role: input.role } }, userIds: null });
+    for (const e of membershipEvents(state, target.id, groups.added, groups.removed)) emit(e);
     return record;
   });
   state.putUser(updated);
@@ -146,6 +149,9 @@ async function setActive(ctx: RealmContext, input: SetActiveInput): Promise<User
         payload: { op: 'update', person: { user_id: target.id, is_active: input.active } },
         userIds: null,
       });
+      // Group member lists leave out deactivated users: their memberships disappear and come back.
+      const groups = directNamedGroups(state, target.id);
+      for (const e of membershipEvents(state, target.id, input.active ? groups : [], input.active ? [] : groups)) emit(e);
       return { ...target, is_active: input.active };
     },
     // Cut the account off before anything else reaches it (its own deactivation included).
@@ -181,9 +187,13 @@ function memberships(state: RealmState, u: UserRecord, nowMs: number): { all: nu
   };
 }
 
+/** Set the user's direct system-group memberships; returns what changed against the cache. */
 async function syncSystemGroups(ctx: RealmContext, tx: Parameters<typeof setSystemMemberships>[0], u: UserRecord) {
   const m = memberships(ctx.state, u, ctx.services.clock.now());
   await setSystemMemberships(tx, u.id, m.all, m.mine);
+  const mine = new Set(m.mine);
+  const had = (id: number) => ctx.state.groups.get(id)?.members.has(u.id) ?? false;
+  return { added: m.mine.filter((id) => !had(id)), removed: m.all.filter((id) => had(id) && !mine.has(id)) };
 }
 
 /** Mirror syncSystemGroups in the cached groups (after commit). */
