@@ -3,9 +3,11 @@
 import { fetchApiKey } from './endpoints/auth.js';
 import { createChannelFolder, getChannelFolders, reorderChannelFolders, updateChannelFolder } from './endpoints/channel-folders.js';
 import { createSocketTicket, deleteQueue, getEvents, register } from './endpoints/events.js';
+import { createMultiuseInvite, getInvites, revokeMultiuseInvite } from './endpoints/invites.js';
 import { getRealmPresence, getUserPresence, updatePresence } from './endpoints/presence.js';
 import { addApnsToken, addFcmToken, registerPushDevice, removeApnsToken, removeFcmToken } from './endpoints/push.js';
 import { getHealth, getServerSettings } from './endpoints/server.js';
+import { showSignup, submitSignup } from './endpoints/signup.js';
 import {
   createUserGroup,
   deactivateUserGroup,
@@ -27,6 +29,9 @@ export const apiRoutes: RouteTable = {
   '/events': { GET: getEvents, DELETE: deleteQueue },
   '/events/socket_ticket': { POST: createSocketTicket },
   '/fetch_api_key': { POST: fetchApiKey },
+  '/invites': { GET: getInvites },
+  '/invites/multiuse': { POST: createMultiuseInvite },
+  '/invites/multiuse/{invite_id}': { DELETE: revokeMultiuseInvite },
   '/register': { POST: register },
   '/server_settings': { GET: getServerSettings },
   '/users/me': { GET: getOwnUser },
@@ -47,4 +52,5 @@ export const apiRoutes: RouteTable = {
 
 export const siteRoutes: RouteTable = {
   '/health': { GET: getHealth },
+  '/join/{key}/': { GET: showSignup, POST: submitSignup },
 };

@@ -2,6 +2,7 @@
 // `(ctx: RealmContext, input) => Promise<output>`; RealmHandle.ask is typed from this table.
 import { channelFolderCommands } from './channel-folders.js';
 import { groupCommands } from './groups.js';
+import { invitationCommands } from './invitations.js';
 import { pushCommands } from './push-devices.js';
 import { userCommands } from './users.js';
 
@@ -10,6 +11,7 @@ export const realmCommands = {
   ...groupCommands,
   ...channelFolderCommands,
   ...pushCommands,
+  ...invitationCommands,
 };
 
 type Commands = typeof realmCommands;

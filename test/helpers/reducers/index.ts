@@ -1,6 +1,7 @@
 // Every resource's reducers, one line each.
 import { channelFolderReducers } from './channel-folders.js';
 import { coreReducers } from './core.js';
+import { inviteReducers } from './invites.js';
 import { presenceReducers } from './presence.js';
 import type { ClientEventJson, Reducer, RegisterState } from './types.js';
 import { userGroupReducers } from './user-groups.js';
@@ -10,6 +11,7 @@ export const reducers: Record<string, Reducer> = {
   ...userGroupReducers,
   ...channelFolderReducers,
   ...presenceReducers,
+  ...inviteReducers,
 };
 
 export function applyEvents(state: RegisterState, events: readonly ClientEventJson[]): RegisterState {
