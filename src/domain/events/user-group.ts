@@ -10,6 +10,16 @@ const settingValue = z.union([
   z.object({ direct_members: z.array(z.number().int()), direct_subgroups: z.array(z.number().int()) }),
 ]);
 
+/** The group's permission settings, as the group object and update events carry them. */
+const settings = {
+  can_add_members_group: settingValue,
+  can_join_group: settingValue,
+  can_leave_group: settingValue,
+  can_manage_group: settingValue,
+  can_mention_group: settingValue,
+  can_remove_members_group: settingValue,
+};
+
 export const userGroupObject = z.object({
   id: z.number().int(),
   name: z.string(),
@@ -20,12 +30,7 @@ export const userGroupObject = z.object({
   direct_subgroup_ids: z.array(z.number().int()),
   is_system_group: z.boolean(),
   deactivated: z.boolean(),
-  can_add_members_group: settingValue,
-  can_join_group: settingValue,
-  can_leave_group: settingValue,
-  can_manage_group: settingValue,
-  can_mention_group: settingValue,
-  can_remove_members_group: settingValue,
+  ...settings,
 });
 
 const marked = { _group_deactivated: z.literal(true).optional() };
@@ -42,17 +47,7 @@ export const userGroupEvent = defineEvent(
         op: z.literal('update'),
         group_id: z.number().int(),
         data: z
-          .object({
-            name: z.string(),
-            description: z.string(),
-            deactivated: z.boolean(),
-            can_add_members_group: settingValue,
-            can_join_group: settingValue,
-            can_leave_group: settingValue,
-            can_manage_group: settingValue,
-            can_mention_group: settingValue,
-            can_remove_members_group: settingValue,
-          })
+          .object({ name: z.string(), description: z.string(), deactivated: z.boolean(), ...settings })
           .partial()
           .strict(),
         _group: userGroupObject.optional(),
