@@ -9,7 +9,7 @@ import { startRuntime } from './actors/runtime.js';
 import { systemClock, type Clock } from './clock.js';
 import type { Config } from './config.js';
 import { newServerSecret, secretFromBase64, type ServerSecret } from './domain/secrets.js';
-import { SlidingWindowLimiter } from './http/rate-limit.js';
+import { SlidingWindowLimiter, TokenBucketLimiter } from './http/rate-limit.js';
 import { SocketTickets } from './http/socket-tickets.js';
 import type { Services } from './services.js';
 import { openDatabase, type Database } from './store/database.js';
@@ -20,6 +20,8 @@ export interface App extends Services {
   readonly database: Database;
   readonly realms: RealmDirectory;
   readonly loginLimits: { readonly perUser: SlidingWindowLimiter; readonly perIp: SlidingWindowLimiter };
+  /** Request rate per user (authenticated) and per address (anonymous); null when turned off. */
+  readonly requestLimits: { readonly perUser: TokenBucketLimiter | null; readonly perIp: TokenBucketLimiter | null };
   readonly socketTickets: SocketTickets;
   /** Stop actors and close the database (HTTP is closed by its owner first). */
   close(): Promise<void>;
@@ -65,6 +67,10 @@ export async function createApp(o: AppOptions): Promise<App> {
       ...services,
       database,
       realms,
+      requestLimits: {
+        perUser: config.rateLimits.userPerMinute > 0 ? new TokenBucketLimiter(config.rateLimits.userPerMinute, 60_000, clock) : null,
+        perIp: config.rateLimits.ipPerMinute > 0 ? new TokenBucketLimiter(config.rateLimits.ipPerMinute, 60_000, clock) : null,
+      },
       socketTickets: new SocketTickets(clock, config.queues.socketTicketTtlSecs * 1000),
       loginLimits: {
         perUser: new SlidingWindowLimiter(config.loginLimits.perUser, windowMs, clock),

@@ -31,6 +31,8 @@ const schema = z.object({
   BODY_TIMEOUT_MS: int(100).default(30000),
   ACTOR_ASK_TIMEOUT_MS: int(100).default(30000),
 
+  RATE_LIMIT_USER_PER_MINUTE: int(0).default(200),
+  RATE_LIMIT_IP_PER_MINUTE: int(0).default(100),
   LOGIN_FAILURES_PER_USER: int(1).default(5),
   LOGIN_FAILURES_PER_IP: int(1).default(50),
   LOGIN_FAILURE_WINDOW_SECONDS: int(1).default(30 * 60),
@@ -77,6 +79,11 @@ export interface Config {
     readonly bodyTimeoutMs: number;
   };
   readonly actorAskTimeoutMs: number;
+  /** Requests per minute; 0 turns a limit off. */
+  readonly rateLimits: {
+    readonly userPerMinute: number;
+    readonly ipPerMinute: number;
+  };
   readonly loginLimits: {
     readonly perUser: number;
     readonly perIp: number;
@@ -160,6 +167,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     },
     http: { maxBodyBytes: e.MAX_BODY_BYTES, bodyTimeoutMs: e.BODY_TIMEOUT_MS },
     actorAskTimeoutMs: e.ACTOR_ASK_TIMEOUT_MS,
+    rateLimits: { userPerMinute: e.RATE_LIMIT_USER_PER_MINUTE, ipPerMinute: e.RATE_LIMIT_IP_PER_MINUTE },
     loginLimits: {
       perUser: e.LOGIN_FAILURES_PER_USER,
       perIp: e.LOGIN_FAILURES_PER_IP,

@@ -5,10 +5,12 @@ import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { App } from '../app.js';
 import { ApiError, errors, isApiError } from '../domain/errors.js';
+import { isDatabaseUnavailable } from '../store/database.js';
 import { authenticate } from './auth.js';
 import { parseParams } from './body.js';
 import { RawResponse, type Data, type Endpoint, type RequestContext } from './endpoint.js';
 import { validateParams } from './params.js';
+import type { RateDecision } from './rate-limit.js';
 import { Router, type RouteTable } from './router.js';
 
 export interface ApiRequest {
@@ -48,16 +50,38 @@ export function successBody(data: Data, ignored: readonly string[]): Record<stri
   return body;
 }
 
+/** Count the request against its user's (or, anonymous, its address's) limit; 429 when over. */
+function checkRate(app: App, key: string, authenticated: boolean): RateDecision | null {
+  const limiter = authenticated ? app.requestLimits.perUser : app.requestLimits.perIp;
+  if (!limiter) return null;
+  const d = limiter.take(key);
+  if (!d.allowed) throw Object.assign(errors.rateLimited(d.retryAfter), { rate: d });
+  return d;
+}
+
+function withRateHeaders(res: ApiResponse, d: RateDecision): ApiResponse {
+  return {
+    ...res,
+    headers: {
+      ...res.headers,
+      'X-RateLimit-Limit': String(d.limit),
+      'X-RateLimit-Remaining': String(d.remaining),
+      'X-RateLimit-Reset': String(d.resetAt),
+    },
+  };
+}
+
 export function createDispatcher(app: App, tables: { api: RouteTable; site: RouteTable }): Dispatch {
   const api = new Router(tables.api);
   const site = new Router(tables.site);
   const { log } = app;
-  const neverAborted = new AbortController().signal;
 
   return async function dispatch(req: ApiRequest): Promise<ApiResponse> {
     const started = performance.now();
     const requestId = randomUUID();
     let userId: number | null = null;
+    let rate: RateDecision | null = null;
+    let counted = false;
     let res: ApiResponse;
     try {
       const isApi = req.path === API_PREFIX || req.path.startsWith(API_PREFIX + '/');
@@ -76,6 +100,8 @@ export function createDispatcher(app: App, tables: { api: RouteTable; site: Rout
         else if (endpoint.auth === 'user') throw errors.notLoggedIn();
       }
       userId = user?.id ?? null;
+      counted = true;
+      rate = checkRate(app, user ? `u${user.realm_id}:${user.id}` : `ip:${req.remoteAddress}`, user !== null);
 
       const { params, files } = parseParams(req.query, req.body, req.headers['content-type']);
       Object.assign(params, found.pathParams);
@@ -88,19 +114,36 @@ export function createDispatcher(app: App, tables: { api: RouteTable; site: Rout
         remoteAddress: req.remoteAddress,
         headers: req.headers,
         files,
-        signal: req.signal ?? neverAborted,
+        // Each request gets its own signal (parked polls listen on it; a shared one would pile up).
+        signal: req.signal ?? new AbortController().signal,
         log,
       };
       const out = await (endpoint as Endpoint).handle(ctx, values);
       res = out instanceof RawResponse ? out : jsonResponse(200, successBody(out, ignored));
-    } catch (e) {
+    } catch (thrown) {
+      let e = thrown;
+      // Requests that failed before being counted (unknown routes, bad credentials) count against
+      // the client's address, so guessing keys is limited like any anonymous traffic.
+      if (!counted) {
+        try {
+          rate = checkRate(app, `ip:${req.remoteAddress}`, false);
+        } catch (limited) {
+          e = limited;
+        }
+      }
       if (isApiError(e)) {
         res = errorResponse(e);
+        const refused = (e as { rate?: RateDecision }).rate;
+        if (refused) rate = refused;
+      } else if (isDatabaseUnavailable(e)) {
+        log.warn({ requestId, err: (e as Error).message }, 'database unavailable');
+        res = errorResponse(errors.unavailable('The database'));
       } else {
         log.error({ err: e, requestId, method: req.method, path: req.path }, 'request failed');
         res = errorResponse(errors.internal(requestId));
       }
     }
+    if (rate) res = withRateHeaders(res, rate);
     log.info(
       {
         requestId,

@@ -52,3 +52,56 @@ export class SlidingWindowLimiter {
     for (const [key, times] of this.hits) if (times.at(-1)! <= now - this.windowMs) this.hits.delete(key);
   }
 }
+
+export interface RateDecision {
+  readonly allowed: boolean;
+  readonly limit: number;
+  readonly remaining: number;
+  /** Epoch seconds at which the bucket is full again. */
+  readonly resetAt: number;
+  /** Seconds until one more request is allowed (when refused). */
+  readonly retryAfter: number;
+}
+
+/**
+ * Token buckets per key: `limit` requests per `windowMs`, refilled continuously. Two numbers per
+ * key, so a million users cost a few tens of MiB at most; idle full buckets are swept.
+ */
+export class TokenBucketLimiter {
+  private readonly buckets = new Map<string, { tokens: number; at: number }>();
+  private readonly perMs: number;
+  private lastSweep = 0;
+
+  constructor(
+    readonly limit: number,
+    readonly windowMs: number,
+    private readonly clock: Clock,
+  ) {
+    this.perMs = limit / windowMs;
+  }
+
+  /** Take one token if there is one. */
+  take(key: string): RateDecision {
+    const now = this.clock.now();
+    const b = this.buckets.get(key) ?? { tokens: this.limit, at: now };
+    b.tokens = Math.min(this.limit, b.tokens + (now - b.at) * this.perMs);
+    b.at = now;
+    const allowed = b.tokens >= 1;
+    if (allowed) b.tokens -= 1;
+    this.buckets.set(key, b);
+    this.sweep(now);
+    return {
+      allowed,
+      limit: this.limit,
+      remaining: Math.floor(b.tokens),
+      resetAt: Math.ceil((now + (this.limit - b.tokens) / this.perMs) / 1000),
+      retryAfter: allowed ? 0 : (1 - b.tokens) / this.perMs / 1000,
+    };
+  }
+
+  private sweep(now: number): void {
+    if (now - this.lastSweep < this.windowMs) return;
+    this.lastSweep = now;
+    for (const [key, b] of this.buckets) if (b.tokens + (now - b.at) * this.perMs >= this.limit) this.buckets.delete(key);
+  }
+}

@@ -12,6 +12,23 @@ import {
 
 export type { DatabasePool } from 'slonik';
 
+// Connection-level failures: Postgres is down, restarting or unreachable. Clients get a 503
+// and retry; they are not bugs.
+const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', '57P01', '57P02', '57P03']);
+const UNAVAILABLE_NAMES = new Set(['ConnectionError', 'BackendTerminatedError', 'BackendTerminatedUnexpectedlyError']);
+
+/** Is this error the database being unavailable (as opposed to a bad query)? */
+export function isDatabaseUnavailable(e: unknown): boolean {
+  for (let cur = e, depth = 0; cur && typeof cur === 'object' && depth < 5; depth++) {
+    const o = cur as { name?: string; code?: string; message?: string; cause?: unknown };
+    if (o.name && UNAVAILABLE_NAMES.has(o.name)) return true;
+    if (o.code && (UNAVAILABLE_CODES.has(o.code) || o.code.startsWith('08'))) return true;
+    if (o.message && /Connection terminated|connection error|Client has encountered a connection error|timeout expired/i.test(o.message)) return true;
+    cur = o.cause;
+  }
+  return false;
+}
+
 export interface DatabaseOptions {
   /** postgres:// URL; when absent PGlite is opened in dataDir (or from loadDataDir). */
   readonly url?: string | undefined;

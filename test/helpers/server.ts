@@ -180,6 +180,9 @@ export async function startTestServer(o: StartOptions = {}): Promise<TestServer>
   const config = parseConfig({
     DATA_DIR: mkdtempSync(join(tmpdir(), 'parley-test-')),
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    // Tests drive many requests from one user and one address; the rate-limit tests turn them on.
+    RATE_LIMIT_USER_PER_MINUTE: '0',
+    RATE_LIMIT_IP_PER_MINUTE: '0',
     ...o.env,
   });
   const log = pino({ level: config.logLevel });

@@ -5,6 +5,7 @@
 // unexpected error reloads its state from Postgres before the next command.
 import type { CommonQueryMethods } from 'slonik';
 import { isApiError } from '../../domain/errors.js';
+import { isDatabaseUnavailable } from '../../store/database.js';
 import { writeWithEvents, type Emit, type RealmEventStream } from '../realm-events.js';
 import { ask, fail, ok, reply, spawnActor, type Ref, type Reply } from '../runtime.js';
 import type { Services } from '../../services.js';
@@ -109,7 +110,8 @@ async function realmActor(st: ActorState, msg: RealmMsg): Promise<ActorState> {
         if (!isApiError(e)) {
           // A bug or an infrastructure failure: the cache may disagree with Postgres now.
           st.stale = true;
-          services.log.error({ err: e, realm: handle.id, command: msg.name }, 'realm command failed');
+          if (isDatabaseUnavailable(e)) services.log.warn({ realm: handle.id, command: msg.name }, 'realm command failed: database unavailable');
+          else services.log.error({ err: e, realm: handle.id, command: msg.name }, 'realm command failed');
         }
         reply(msg.replyTo, fail(e));
       }

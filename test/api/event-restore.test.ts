@@ -1,0 +1,136 @@
+// Queues rebuilt from their descriptor and the event log by a fresh process on the same database,
+// downtime credited to idle clocks, log trimming, and the register/events race.
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pino } from 'pino';
+import { sql } from 'slonik';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { z } from 'zod';
+import { createApp, type App } from '../../src/app.js';
+import { parseConfig } from '../../src/config.js';
+import { newServerSecret, secretFromBase64 } from '../../src/domain/secrets.js';
+import { createDispatcher } from '../../src/http/dispatch.js';
+import { apiRoutes, siteRoutes } from '../../src/http/routes.js';
+import { creditDowntime, markAlive } from '../../src/store/queues.js';
+import { assertError, assertSuccess } from '../helpers/assert.js';
+import { drainEvents } from '../helpers/consistency.js';
+import { startTestServer, TestServer, type TestRealm, type TestUser } from '../helpers/server.js';
+
+let server: TestServer;
+let realm: TestRealm;
+let alice: TestUser;
+const secret = secretFromBase64(newServerSecret());
+
+/** A second process image on the same database (what a restart after a crash looks like). */
+async function secondApp(): Promise<{ app: App; server: TestServer }> {
+  const config = parseConfig({ DATA_DIR: mkdtempSync(join(tmpdir(), 'parley-restore-')), LOG_LEVEL: 'silent', QUEUE_FLUSH_INTERVAL_MS: '3600000' });
+  const app = await createApp({ config, log: pino({ level: 'silent' }), database: server.db, secret });
+  return { app, server: new TestServer(app, createDispatcher(app, { api: apiRoutes, site: siteRoutes }), server.db, server.clock) };
+}
+
+const t = suite('restore after a crash');
+t.before(async () => {
+  server = await startTestServer({ env: { QUEUE_FLUSH_INTERVAL_MS: '3600000' } });
+  realm = await server.createRealm();
+  alice = await realm.createUser({ name: 'Alice' });
+});
+
+t('a queue comes back with every unacknowledged event, in order, once', async () => {
+  // Both "processes" are second apps sharing one server secret, so the API key stays valid.
+  const first = await secondApp();
+  const r1 = first.server;
+  const handle = await r1.app.realms.get(realm.id);
+  const { user, apiKey } = await handle.ask('user.create', { email: 'ivy@example.com', fullName: 'Ivy', role: 400, passwordHash: null });
+  const auth = `Basic ${Buffer.from(`${user.email}:${apiKey}`).toString('base64')}`;
+  const call = (s: TestServer, method: string, path: string, params: Record<string, unknown> = {}) =>
+    s.request(method, path, params as never, { host: realm.host, auth });
+  const reg = assertSuccess(await call(r1, 'POST', '/api/v1/register', { event_types: ['realm_user'], fetch_event_types: [] }));
+  for (const name of ['One', 'Two', 'Three']) {
+    await handle.ask('user.create', { email: `${name}@example.com`, fullName: name, role: 400, passwordHash: null });
+  }
+  const seen = assertSuccess(await call(r1, 'GET', '/api/v1/events', { queue_id: reg.queue_id, dont_block: true })).events;
+  assert.equal(seen.map((e: { person: { full_name: string } }) => e.person.full_name), ['One', 'Two', 'Three']);
+  // "Crash": the first process stops without shutting its queues down (no final flush).
+  first.app.runtime.stop();
+  const second = await secondApp();
+  const resumed = assertSuccess(await call(second.server, 'GET', '/api/v1/events', { queue_id: reg.queue_id, last_event_id: seen[0].id, dont_block: true }));
+  assert.equal(resumed.events.map((e: { id: number }) => e.id), [seen[1].id, seen[2].id]);
+  // New events after the restart follow, with larger ids.
+  const h2 = await second.app.realms.get(realm.id);
+  await h2.ask('user.create', { email: 'four@example.com', fullName: 'Four', role: 400, passwordHash: null });
+  const more = assertSuccess(await call(second.server, 'GET', '/api/v1/events', { queue_id: reg.queue_id, last_event_id: seen[2].id }));
+  assert.is(more.events.length, 1);
+  assert.is(more.events[0].person.full_name, 'Four');
+  assert.ok(more.events[0].id > seen[2].id);
+  await second.app.close();
+});
+
+t('downtime is credited to idle clocks; a queue idle past its timeout before the crash is gone', async () => {
+  const db = server.app.db;
+  const now = Date.now();
+  const ids = { kept: '11111111-1111-4111-8111-111111111111', gone: '22222222-2222-4222-8222-222222222222' };
+  for (const [id, idleSecs] of [[ids.kept, 60], [ids.gone, 5]] as const) {
+    await db.query(sql.unsafe`
+      INSERT INTO event_queues (id, realm_id, user_id, descriptor, start_event_id, acked_event_id, idle_timeout_secs, last_contact)
+      VALUES (${id}, ${realm.id}, ${alice.id}, ${sql.jsonb({ eventTypes: null, narrow: [], allPublicStreams: false, capabilities: {}, applyMarkdown: false, clientExtavatar: true })},
+              0, 0, ${idleSecs}, to_timestamp(${(now - 100_000) / 1000}))`);
+  }
+  // The server was last alive 90 s ago (it died 10 s after the clients' last contact).
+  await markAlive(db, now - 90_000);
+  const credited = await creditDowntime(db, now);
+  assert.ok(credited >= 90_000 && credited < 95_000, String(credited));
+  const contact = await db.oneFirst(sql.type(z.object({ ms: z.number() }))`
+    SELECT (extract(epoch FROM last_contact) * 1000)::float8 AS ms FROM event_queues WHERE id = ${ids.kept}`);
+  assert.ok(Math.abs(contact - (now - 10_000)) < 1000, `last contact moved to ~10 s ago (${now - contact} ms)`);
+  assertSuccess(await alice.get('/api/v1/events', { queue_id: ids.kept, dont_block: true }));
+  assertError(await alice.get('/api/v1/events', { queue_id: ids.gone, dont_block: true }), `Bad event queue ID: ${ids.gone}`, 400, 'BAD_EVENT_QUEUE_ID');
+});
+
+t('the sweep trims log rows no queue needs', async () => {
+  const db = server.app.db;
+  const count = (upTo: number) =>
+    db.oneFirst(sql.type(z.object({ n: z.number() }))`SELECT count(*)::int AS n FROM events WHERE realm_id = ${realm.id} AND id <= ${upTo}`);
+  const reg = assertSuccess(await alice.post('/api/v1/register', { event_types: ['realm_user'], fetch_event_types: [] }));
+  await realm.createUser();
+  await realm.createUser();
+  const evs = assertSuccess(await alice.get('/api/v1/events', { queue_id: reg.queue_id, dont_block: true })).events;
+  // Other queues of this realm would keep old rows alive: end them.
+  const others = await db.anyFirst(sql.type(z.object({ id: z.string() }))`
+    SELECT id::text AS id FROM event_queues WHERE realm_id = ${realm.id} AND id <> ${reg.queue_id}`);
+  for (const id of others) {
+    const e = await realm.handle.queues.get(id);
+    if (e) await realm.handle.queues.end(e, 'deleted');
+  }
+  await db.query(sql.unsafe`DELETE FROM event_queues WHERE realm_id = ${realm.id} AND id <> ${reg.queue_id}`);
+  assertSuccess(await alice.get('/api/v1/events', { queue_id: reg.queue_id, last_event_id: evs.at(-1).id, dont_block: true }));
+  const acked: number = evs.at(-1).id;
+  const before = await count(acked);
+  await realm.handle.queues.sweep();
+  const after = await count(acked);
+  assert.ok(before >= 2 && after === 0, `rows up to the acknowledged id: before ${before}, after ${after}`);
+});
+
+const race = suite('register/events race');
+race.after(() => server.close());
+
+race('a change racing a register is in its state or in its events, never neither', async () => {
+  for (let round = 0; round < 8; round++) {
+    const creations = Array.from({ length: 4 }, (_, i) =>
+      new Promise((r) => setTimeout(r, Math.random() * 15)).then(() => realm.createUser({ name: `Racer ${round}-${i}` })),
+    );
+    await new Promise((r) => setTimeout(r, Math.random() * 10));
+    const reg = assertSuccess(await alice.post('/api/v1/register', { event_types: ['realm_user'], fetch_event_types: ['realm_user'] }));
+    const created = await Promise.all(creations);
+    const events = await drainEvents(alice, reg.queue_id);
+    const inState = new Set(reg.realm_users.map((u: { user_id: number }) => u.user_id));
+    const inEvents = events.map((e) => e.person.user_id);
+    assert.is(new Set(inEvents).size, inEvents.length, 'no event twice');
+    for (const u of created) assert.ok(inState.has(u.id) || inEvents.includes(u.id), `user ${u.id} lost in round ${round}`);
+    await alice.delete('/api/v1/events', { queue_id: reg.queue_id });
+  }
+});
+
+t.run();
+race.run();

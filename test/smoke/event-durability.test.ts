@@ -1,0 +1,130 @@
+// Durable queues across crashes: the real server is killed with SIGKILL while a client long-polls,
+// restarted, and the client resumes with its last_event_id: every event after it arrives exactly
+// once, in increasing id order. A graceful stop answers parked polls before exiting.
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { openEmptyDatabase, serverUrl, type TestDatabase } from '../helpers/database.js';
+import { httpRequest, runCli, startServerProcess, type RunningServer } from '../helpers/process.js';
+
+const dataDir = mkdtempSync(join(tmpdir(), 'parley-durable-'));
+let env: Record<string, string>;
+let db: TestDatabase | null = null;
+let server: RunningServer;
+let auth: string;
+let port: number;
+
+type Event = { id: number; type: string; person?: { user_id: number; full_name: string } };
+
+async function api(method: string, path: string, params: Record<string, string> = {}) {
+  const q = new URLSearchParams(params).toString();
+  const r = await httpRequest(`${server.url}/api/v1${path}${method === 'GET' && q ? `?${q}` : ''}`, {
+    method,
+    headers: { authorization: auth, 'content-type': 'application/x-www-form-urlencoded' },
+    body: method === 'GET' ? undefined : q,
+  });
+  return { status: r.status, body: r.json() as Record<string, any> }; // eslint-disable-line @typescript-eslint/no-explicit-any
+}
+
+async function createUser(name: string): Promise<void> {
+  const r = await runCli(['user', 'create', '--email', `${name.toLowerCase()}@example.com`, '--name', name, '--json'], env);
+  assert.is(r.code, 0, r.stderr + r.stdout);
+}
+
+const names = (events: Event[]) => events.filter((e) => e.type === 'realm_user').map((e) => e.person!.full_name);
+
+const t = suite('durable event queues');
+t.before(async () => {
+  env = { DATA_DIR: dataDir, HEARTBEAT_MS: '60000', QUEUE_FLUSH_INTERVAL_MS: '60000', LOG_LEVEL: 'warn' };
+  if (serverUrl()) {
+    db = await openEmptyDatabase();
+    await db.pool.end();
+    env.DATABASE_URL = db.testUrl!;
+  }
+  server = await startServerProcess(env);
+  port = Number(new URL(server.url).port);
+  env.PORT = String(port);
+  const out = server.output();
+  const email = /Owner:\s+(\S+)/.exec(out)![1];
+  const key = /API key:\s+(\S+)/.exec(out)![1];
+  auth = `Basic ${Buffer.from(`${email}:${key}`).toString('base64')}`;
+});
+t.after(async () => {
+  if (server.child.exitCode === null) await server.stop('SIGKILL');
+  if (db) await db.close().catch(() => undefined);
+});
+
+t('kill -9 mid-stream, restart, resume: nothing missing, nothing repeated', async () => {
+  const reg = await api('POST', '/register', { event_types: '["realm_user"]', fetch_event_types: '[]' });
+  assert.is(reg.status, 200);
+  const queueId: string = reg.body.queue_id;
+  for (const n of ['Ann', 'Ben', 'Cid', 'Dee']) await createUser(n);
+  const first = await api('GET', '/events', { queue_id: queueId, last_event_id: '-1', dont_block: 'true' });
+  assert.equal(names(first.body.events), ['Ann', 'Ben', 'Cid', 'Dee']);
+  // The client processed Ann and Ben only, and is long-polling when the server dies.
+  const acked: number = first.body.events[1].id;
+  const parked = api('GET', '/events', { queue_id: queueId, last_event_id: String(acked) }).catch((e: Error) => e);
+  await new Promise((r) => setTimeout(r, 200));
+  await server.stop('SIGKILL');
+  await parked; // answered (Cid, Dee) or cut off: either way the client resumes from `acked`
+
+  server = await startServerProcess(env);
+  const resumed = await api('GET', '/events', { queue_id: queueId, last_event_id: String(acked), dont_block: 'true' });
+  assert.is(resumed.status, 200, JSON.stringify(resumed.body));
+  assert.equal(names(resumed.body.events), ['Cid', 'Dee']);
+  const lastBefore: number = resumed.body.events.at(-1).id;
+
+  // Crash again right after new events are committed and before any flush.
+  await createUser('Eve');
+  await server.stop('SIGKILL');
+  server = await startServerProcess(env);
+  await createUser('Fay');
+  const after = await api('GET', '/events', { queue_id: queueId, last_event_id: String(lastBefore) });
+  const got: Event[] = after.body.events;
+  assert.equal(names(got), ['Eve', 'Fay']);
+  const ids = [...resumed.body.events, ...got].map((e: Event) => e.id);
+  for (let i = 1; i < ids.length; i++) assert.ok(ids[i]! > ids[i - 1]!, `ids increase: ${ids.join(',')}`);
+});
+
+t('repeated crashes: every event exactly once across restarts', async () => {
+  const reg = await api('POST', '/register', { event_types: '["realm_user"]', fetch_event_types: '[]' });
+  const queueId: string = reg.body.queue_id;
+  const seen: string[] = [];
+  let last = -1;
+  for (let round = 0; round < 3; round++) {
+    await createUser(`Round${round}a`);
+    await createUser(`Round${round}b`);
+    const r = await api('GET', '/events', { queue_id: queueId, last_event_id: String(last), dont_block: 'true' });
+    const evs: Event[] = r.body.events;
+    // Acknowledge only the first of the two before crashing.
+    seen.push(names(evs)[0]!);
+    last = evs[0]!.id;
+    await server.stop('SIGKILL');
+    server = await startServerProcess(env);
+    const again = await api('GET', '/events', { queue_id: queueId, last_event_id: String(last), dont_block: 'true' });
+    seen.push(...names(again.body.events));
+    last = again.body.events.at(-1).id;
+  }
+  assert.equal(seen, ['Round0a', 'Round0b', 'Round1a', 'Round1b', 'Round2a', 'Round2b']);
+});
+
+t('SIGTERM answers a parked poll before exiting; the queue survives the restart', async () => {
+  const reg = await api('POST', '/register', { event_types: '["realm_user"]', fetch_event_types: '[]' });
+  const queueId: string = reg.body.queue_id;
+  const parked = api('GET', '/events', { queue_id: queueId, last_event_id: '-1' });
+  await new Promise((r) => setTimeout(r, 200));
+  const stopped = server.stop('SIGTERM');
+  const answer = await parked;
+  assert.is(answer.status, 200);
+  assert.equal(answer.body.events, []);
+  assert.is(await stopped, 0);
+  server = await startServerProcess(env);
+  await createUser('Gil');
+  const r = await api('GET', '/events', { queue_id: queueId, last_event_id: '-1', dont_block: 'true' });
+  assert.equal(names(r.body.events), ['Gil']);
+  await server.stop('SIGTERM');
+});
+
+t.run();
