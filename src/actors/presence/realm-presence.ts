@@ -52,6 +52,8 @@ export class RealmPresence {
   private loaded = false;
   private readonly dirty = new Set<number>();
   private flushing = false;
+  /** The batch being written, if any. */
+  private inflight: Promise<void> | null = null;
   /** Waiting for a flush that starts after they asked (shutdown). */
   private waitingForNext: Array<Ref<Reply<null>>> = [];
   private waitingForCurrent: Array<Ref<Reply<null>>> = [];
@@ -80,11 +82,22 @@ export class RealmPresence {
     return ask<PresenceMsg, null>(this.realm.services.runtime, this.ref, (replyTo) => ({ kind: 'flush', replyTo }));
   }
 
-  /** Graceful stop: no more timer, everything written. */
+  /**
+   * Graceful stop: no more timer, everything written. Runs outside the actor (the actor system
+   * may already be stopping, and no report arrives once HTTP is closed).
+   */
   async shutdown(): Promise<void> {
     clearInterval(this.timer);
     if (!this.loaded) return;
-    await this.flush().catch((err: unknown) => this.realm.services.log.error({ err, realm: this.realm.id }, 'presence not saved at shutdown'));
+    const { db, log } = this.realm.services;
+    try {
+      await this.inflight;
+      const rows = [...this.dirty].map((id) => this.records.get(id)!);
+      this.dirty.clear();
+      await savePresence(db, this.realm.id, rows, null);
+    } catch (err) {
+      log.error({ err, realm: this.realm.id }, 'presence not saved at shutdown');
+    }
   }
 
   /** Presence entries the viewer may see (call after ready()). */
@@ -192,7 +205,7 @@ export class RealmPresence {
     this.waitingForCurrent = waiters;
     const { db, log } = this.realm.services;
     // Not awaited: reports keep being answered while the batch is written.
-    savePresence(db, this.realm.id, rows, reserved).then(
+    this.inflight = savePresence(db, this.realm.id, rows, reserved).then(
       () => dispatch(this.ref, { kind: 'flushed', ok: true, userIds, reserved }),
       (err: unknown) => {
         log.warn({ err, realm: this.realm.id }, 'presence flush failed; will retry');
