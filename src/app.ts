@@ -14,7 +14,7 @@ import { SocketTickets } from './http/socket-tickets.js';
 import type { Services } from './services.js';
 import { openDatabase, type Database } from './store/database.js';
 import { migrate } from './store/migrate.js';
-import { creditDowntime } from './store/queues.js';
+import { creditDowntime, realmsWithQueues } from './store/queues.js';
 
 export interface App extends Services {
   readonly database: Database;
@@ -62,6 +62,11 @@ export async function createApp(o: AppOptions): Promise<App> {
     await realms.init();
     const downMs = await creditDowntime(database.pool, clock.now());
     if (downMs > 0) log.info({ downMs }, 'event queues credited with the downtime');
+    // Organizations with queues are loaded before serving, their queues restored from the log.
+    for (const id of await realmsWithQueues(database.pool)) {
+      const restored = await (await realms.get(id)).queues.restoreAll();
+      if (restored > 0) log.info({ realm: id, queues: restored }, 'event queues restored');
+    }
     const windowMs = config.loginLimits.windowSeconds * 1000;
     return {
       ...services,

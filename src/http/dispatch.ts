@@ -8,7 +8,7 @@ import { ApiError, errors, isApiError } from '../domain/errors.js';
 import { isDatabaseUnavailable } from '../store/database.js';
 import { authenticate } from './auth.js';
 import { parseParams } from './body.js';
-import { RawResponse, type Data, type Endpoint, type RequestContext } from './endpoint.js';
+import { RawJson, RawResponse, type Data, type Endpoint, type RequestContext } from './endpoint.js';
 import { validateParams } from './params.js';
 import type { RateDecision } from './rate-limit.js';
 import { Router, type RouteTable } from './router.js';
@@ -48,6 +48,19 @@ export function successBody(data: Data, ignored: readonly string[]): Record<stri
   const body: Record<string, unknown> = { result: 'success', msg: '', ...data };
   if (ignored.length > 0) body.ignored_parameters_unsupported = ignored;
   return body;
+}
+
+/** JSON.stringify, except that top-level RawJson values are spliced in as they are. */
+export function serializeBody(body: Record<string, unknown>): string {
+  let raw = false;
+  for (const v of Object.values(body)) if (v instanceof RawJson) raw = true;
+  if (!raw) return JSON.stringify(body);
+  const parts: string[] = [];
+  for (const [k, v] of Object.entries(body)) {
+    if (v === undefined) continue;
+    parts.push(`${JSON.stringify(k)}:${v instanceof RawJson ? v.text : JSON.stringify(v)}`);
+  }
+  return `{${parts.join(',')}}`;
 }
 
 /** Count the request against its user's (or, anonymous, its address's) limit; 429 when over. */
@@ -119,7 +132,7 @@ export function createDispatcher(app: App, tables: { api: RouteTable; site: Rout
         log,
       };
       const out = await (endpoint as Endpoint).handle(ctx, values);
-      res = out instanceof RawResponse ? out : jsonResponse(200, successBody(out, ignored));
+      res = out instanceof RawResponse ? out : { status: 200, headers: JSON_TYPE, body: serializeBody(successBody(out, ignored)) };
     } catch (thrown) {
       let e = thrown;
       // Requests that failed before being counted (unknown routes, bad credentials) count against

@@ -45,6 +45,11 @@ export class RawResponse {
   ) {}
 }
 
+/** Already-serialized JSON spliced into a response (event lists shared by many queues). */
+export class RawJson {
+  constructor(readonly text: string) {}
+}
+
 export type Data = Record<string, unknown>;
 
 export interface Endpoint<S extends ParamShape = ParamShape, C extends RequestContext = RequestContext> {

@@ -29,6 +29,13 @@ export const loggedEventRow = z.object({
 });
 export type LoggedEventRow = z.infer<typeof loggedEventRow>;
 
+/** Every logged event of a realm after `afterId` (start-up restore of all its queues at once). */
+export function eventsAfter(db: CommonQueryMethods, realmId: number, afterId: number): Promise<readonly LoggedEventRow[]> {
+  return db.any(sql.type(loggedEventRow)`
+    SELECT id, type, user_ids, public_channel_id, payload, per_user, span_ids FROM events
+    WHERE realm_id = ${realmId} AND id > ${afterId} ORDER BY id`);
+}
+
 /**
  * Logged events after `afterId` that a queue of `userId` may receive: addressed to the user,
  * to everyone, or (with allPublic) message events of public channels.

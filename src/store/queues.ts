@@ -31,6 +31,19 @@ export function findQueue(db: CommonQueryMethods, realmId: number, id: string): 
     FROM event_queues WHERE id = ${id}::uuid AND realm_id = ${realmId}`);
 }
 
+/** Every queue of a realm still within its idle time (start-up restore). */
+export function liveQueues(db: CommonQueryMethods, realmId: number): Promise<readonly QueueRow[]> {
+  return db.any(sql.type(queueRow)`
+    SELECT id::text, realm_id, user_id, descriptor, start_event_id, acked_event_id, idle_timeout_secs, last_contact
+    FROM event_queues
+    WHERE realm_id = ${realmId} AND user_id IS NOT NULL
+      AND last_contact + idle_timeout_secs * interval '1 second' >= now()`);
+}
+
+export function realmsWithQueues(db: CommonQueryMethods): Promise<readonly number[]> {
+  return db.anyFirst(sql.type(z.object({ realm_id: z.number() }))`SELECT DISTINCT realm_id FROM event_queues`);
+}
+
 export async function deleteQueues(db: CommonQueryMethods, ids: readonly string[]): Promise<void> {
   if (ids.length === 0) return;
   await db.query(sql.unsafe`DELETE FROM event_queues WHERE id = ANY(${sql.array(ids as string[], 'uuid')})`);

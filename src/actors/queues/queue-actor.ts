@@ -6,14 +6,14 @@
 import type { Logger } from 'pino';
 import { ApiError } from '../../domain/errors.js';
 import { eventNarrowPredicate } from '../../domain/event-narrow.js';
-import { presentEvent } from '../../domain/events/present.js';
 import type { ClientEvent, ClientView, RealmLookup } from '../../domain/events/view.js';
 import type { Clock } from '../../clock.js';
 import type { PublishedEvent } from '../event-sequencer.js';
 import { dispatch, type Ref } from '../runtime.js';
 import { wantsType, type QueueDescriptor } from './descriptor.js';
+import { eventsJson, PresentationCache, viewVariant, type BufferedEvent } from './presentation.js';
 
-export type PollResult = { readonly events: ClientEvent[] } | { readonly error: ApiError };
+export type PollResult = { readonly events: readonly BufferedEvent[] } | { readonly error: ApiError };
 export type Responder = (r: PollResult) => void;
 
 /** The client end of a WebSocket bound to this queue. */
@@ -27,7 +27,7 @@ export type EndReason = 'deleted' | 'expired' | 'deactivated' | 'shutdown';
 
 export type QueueMsg =
   | { readonly kind: 'restore'; readonly load: () => Promise<readonly PublishedEvent[]> }
-  | { readonly kind: 'deliver'; readonly events: readonly PublishedEvent[] }
+  | { readonly kind: 'deliver'; readonly events: readonly PublishedEvent[]; readonly cache: PresentationCache }
   | { readonly kind: 'poll'; readonly lastEventId: number; readonly dontBlock: boolean; readonly respond: Responder; readonly signal: AbortSignal }
   | { readonly kind: 'abandon'; readonly respond: Responder }
   | { readonly kind: 'tick' }
@@ -73,30 +73,36 @@ export interface QueueState {
   readonly entry: QueueEntry;
   readonly env: QueueEnvironment;
   readonly view: ClientView;
+  /** viewVariant(view): queues with the same one share presentations. */
+  readonly variant: string;
   readonly narrow: ((e: ClientEvent) => boolean) | null;
-  buffer: ClientEvent[];
+  buffer: BufferedEvent[];
   /** Highest event id seen (delivered or skipped): later duplicates are ignored. */
   seen: number;
   parked: Parked | null;
   socket: QueueSocket | null;
   socketSent: number;
   timer: NodeJS.Timeout | null;
+  /** When the armed timer fires (a later deadline does not re-arm it: the tick re-checks). */
+  timerAt: number;
   heartbeatRequested: boolean;
   ended: boolean;
 }
 
 export function initialQueueState(entry: QueueEntry, env: QueueEnvironment): QueueState {
   const d = entry.descriptor;
+  const view: ClientView = {
+    queueId: entry.id,
+    userId: entry.userId,
+    capabilities: d.capabilities,
+    applyMarkdown: d.applyMarkdown,
+    clientExtavatar: d.clientExtavatar,
+  };
   return {
     entry,
     env,
-    view: {
-      queueId: entry.id,
-      userId: entry.userId,
-      capabilities: d.capabilities,
-      applyMarkdown: d.applyMarkdown,
-      clientExtavatar: d.clientExtavatar,
-    },
+    view,
+    variant: viewVariant(view),
     narrow: eventNarrowPredicate(d.narrow, () => env.realm().realm.settings.empty_topic_display_name),
     buffer: [],
     seen: Math.max(entry.startEventId, entry.acked),
@@ -104,6 +110,7 @@ export function initialQueueState(entry: QueueEntry, env: QueueEnvironment): Que
     socket: null,
     socketSent: entry.acked,
     timer: null,
+    timerAt: 0,
     heartbeatRequested: false,
     ended: false,
   };
@@ -121,13 +128,13 @@ export async function queueActor(st: QueueState, msg: QueueMsg): Promise<QueueSt
   switch (msg.kind) {
     case 'restore':
       try {
-        accept(st, await msg.load());
+        accept(st, await msg.load(), new PresentationCache());
       } catch (err) {
         st.env.log.error({ err, queue: st.entry.id }, 'queue restore failed');
       }
       break;
     case 'deliver':
-      accept(st, msg.events);
+      accept(st, msg.events, msg.cache);
       break;
     case 'poll':
       poll(st, msg.lastEventId, msg.dontBlock, msg.respond, msg.signal);
@@ -174,7 +181,7 @@ export async function queueActor(st: QueueState, msg: QueueMsg): Promise<QueueSt
 }
 
 /** Filter, present and buffer published events; wake the parked poll or push to the socket. */
-function accept(st: QueueState, events: readonly PublishedEvent[]): void {
+function accept(st: QueueState, events: readonly PublishedEvent[], cache: PresentationCache): void {
   const realm = st.env.realm();
   let added = false;
   for (const e of events) {
@@ -182,9 +189,9 @@ function accept(st: QueueState, events: readonly PublishedEvent[]): void {
     st.seen = e.id;
     if (e.type === 'heartbeat') st.heartbeatRequested = false;
     if (!wantsType(st.entry.descriptor, e.type)) continue;
-    for (const ce of presentEvent(e, { view: st.view, realm })) {
-      if (st.narrow && !st.narrow(ce)) continue;
-      st.buffer.push(ce);
+    for (const p of cache.present(e, st.view, st.variant, realm)) {
+      if (st.narrow && !st.narrow(p.event)) continue;
+      st.buffer.push({ id: p.id, json: p.json });
       added = true;
     }
   }
@@ -230,7 +237,7 @@ function flushSocket(st: QueueState): void {
   st.socketSent = unsent.at(-1)!.id;
   // A false return means uWS dropped the frame and closes the socket (slow consumer); the
   // events stay buffered and the client resumes from its last_event_id.
-  st.socket!.send(JSON.stringify({ events: unsent }));
+  st.socket!.send(`{"events":${eventsJson(unsent)}}`);
 }
 
 function touch(st: QueueState): void {
@@ -251,23 +258,28 @@ function tick(st: QueueState): void {
   if (now - st.entry.lastContact >= st.entry.idleTimeoutSecs * 1000) end(st, 'expired');
 }
 
-/** One timer per queue: the next heartbeat while parked, else the idle expiry. */
+/**
+ * One timer per queue: the next heartbeat while parked, else the idle expiry. A timer already
+ * armed for an earlier moment is kept (its tick re-checks and re-arms), so the common state
+ * changes of a busy queue cost no clearTimeout/setTimeout pair.
+ */
 function schedule(st: QueueState): void {
   if (st.ended) return;
-  if (st.timer) clearTimeout(st.timer);
-  st.timer = null;
   const now = st.env.clock.now();
-  let delay: number;
+  let at: number;
   if (st.parked) {
     const jitter = 0.9 + Math.random() * 0.2;
-    delay = st.heartbeatRequested ? st.env.heartbeatMs : st.parked.since + st.env.heartbeatMs * jitter - now;
+    at = st.heartbeatRequested ? now + st.env.heartbeatMs : st.parked.since + st.env.heartbeatMs * jitter;
   } else if (st.socket) {
     return; // an open socket keeps the queue alive; uWS pings it
   } else {
-    delay = st.entry.lastContact + st.entry.idleTimeoutSecs * 1000 - now;
+    at = st.entry.lastContact + st.entry.idleTimeoutSecs * 1000;
   }
+  if (st.timer && st.timerAt <= at) return;
+  if (st.timer) clearTimeout(st.timer);
   const ref = st.entry.ref;
-  st.timer = setTimeout(() => dispatch(ref, { kind: 'tick' }), Math.max(0, Math.min(delay, 2_147_000_000)));
+  st.timerAt = at;
+  st.timer = setTimeout(() => dispatch(ref, { kind: 'tick' }), Math.max(0, Math.min(at - now, 2_147_000_000)));
 }
 
 function end(st: QueueState, reason: EndReason): void {

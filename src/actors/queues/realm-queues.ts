@@ -6,9 +6,10 @@ import { randomUUID } from 'node:crypto';
 import type { RealmHandle } from '../realm/actor.js';
 import type { PublishedEvent } from '../event-sequencer.js';
 import { bucketOf, dispatch, spawnActor, stopActor, type Ref } from '../runtime.js';
-import { eventsForQueue } from '../../store/events.js';
+import { eventsAfter, eventsForQueue, type LoggedEventRow } from '../../store/events.js';
 import * as store from '../../store/queues.js';
 import { descriptorSchema, type QueueDescriptor } from './descriptor.js';
+import { PresentationCache } from './presentation.js';
 import {
   badQueue,
   initialQueueState,
@@ -21,6 +22,17 @@ import {
   type QueueSocket,
   type QueueState,
 } from './queue-actor.js';
+
+const toPublished = (r: LoggedEventRow): PublishedEvent => ({
+  id: r.id,
+  type: r.type,
+  payload: r.payload,
+  userIds: r.user_ids,
+  perUser: (r.per_user ?? undefined) as PublishedEvent['perUser'],
+  publicChannelId: r.public_channel_id,
+  spanIds: r.span_ids ?? undefined,
+  persisted: true,
+});
 
 /** An ended queue's actor stays this long to answer late messages with BAD_EVENT_QUEUE_ID. */
 const TOMBSTONE_MS = 30_000;
@@ -84,7 +96,8 @@ export class RealmQueues {
       }
       if (e.publicChannelId !== null && e.publicChannelId !== undefined) for (const q of this.allPublic) add(q, e);
     }
-    for (const [q, es] of batches) dispatch(q.ref, { kind: 'deliver', events: es });
+    const cache = new PresentationCache();
+    for (const [q, es] of batches) dispatch(q.ref, { kind: 'deliver', events: es, cache });
   }
 
   /**
@@ -133,6 +146,33 @@ export class RealmQueues {
     return pending;
   }
 
+  /**
+   * At start-up: every live queue of the realm at once, from two queries (descriptors, then the
+   * log after the oldest cursor), so all of them answer as soon as the server listens.
+   */
+  async restoreAll(): Promise<number> {
+    const { services } = this.realm;
+    const rows = await store.liveQueues(services.db, this.realm.id);
+    const fresh = rows.filter((r) => !this.byId.has(r.id) && this.realm.state.user(r.user_id!)?.is_active);
+    if (fresh.length === 0) return 0;
+    for (const row of fresh) {
+      this.register({
+        id: row.id,
+        userId: row.user_id!,
+        descriptor: descriptorSchema.parse(row.descriptor),
+        idleTimeoutSecs: row.idle_timeout_secs,
+        startEventId: row.start_event_id,
+        acked: row.acked_event_id,
+        lastContact: row.last_contact,
+      });
+    }
+    // Each queue skips what it already acknowledged (its `seen` starts at its cursor).
+    const oldest = Math.min(...fresh.map((r) => Math.max(r.start_event_id, r.acked_event_id)));
+    const logged = await eventsAfter(services.db, this.realm.id, oldest);
+    if (logged.length > 0) this.deliver(logged.map(toPublished));
+    return fresh.length;
+  }
+
   private async restore(id: string): Promise<QueueEntry | null> {
     const { services } = this.realm;
     const row = await store.findQueue(services.db, this.realm.id, id);
@@ -160,16 +200,7 @@ export class RealmQueues {
     dispatch(entry.ref, {
       kind: 'restore',
       load: async () =>
-        (await eventsForQueue(services.db, this.realm.id, entry.userId, after, descriptor.allPublicStreams)).map((r) => ({
-          id: r.id,
-          type: r.type,
-          payload: r.payload,
-          userIds: r.user_ids,
-          perUser: (r.per_user ?? undefined) as PublishedEvent['perUser'],
-          publicChannelId: r.public_channel_id,
-          spanIds: r.span_ids ?? undefined,
-          persisted: true,
-        })),
+        (await eventsForQueue(services.db, this.realm.id, entry.userId, after, descriptor.allPublicStreams)).map(toPublished),
     });
     return entry;
   }

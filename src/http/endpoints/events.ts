@@ -9,7 +9,8 @@ import { errors } from '../../domain/errors.js';
 import { checkEventNarrow, narrowSchema } from '../../domain/event-narrow.js';
 import { isGuest } from '../../domain/roles.js';
 import { SERVICE_FEATURE_LEVEL, SERVICE_MERGE_BASE, SERVICE_VERSION } from '../../version.js';
-import { publicEndpoint, userEndpoint, type RequestContext } from '../endpoint.js';
+import { publicEndpoint, RawJson, userEndpoint, type RequestContext } from '../endpoint.js';
+import { eventsJson } from '../../actors/queues/presentation.js';
 import { p } from '../params.js';
 import { stateProviders } from '../register/index.js';
 import { baseState, type RegisterOptions, type StateContext } from '../register/state.js';
@@ -103,7 +104,7 @@ export const getEvents = userEndpoint(
     const entry = await ownQueue(ctx.realm, ctx.user.id, params.queue_id);
     const r = await ctx.realm.queues.poll(entry, params.last_event_id, params.dont_block, ctx.signal);
     if ('error' in r) throw r.error;
-    return { events: r.events, queue_id: entry.id };
+    return { events: new RawJson(eventsJson(r.events)), queue_id: entry.id };
   },
 );
 
