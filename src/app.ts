@@ -13,11 +13,13 @@ import { SlidingWindowLimiter, TokenBucketLimiter } from './http/rate-limit.js';
 import { SocketTickets } from './http/socket-tickets.js';
 import type { Services } from './services.js';
 import { openDatabase, type Database } from './store/database.js';
+import { Metrics } from './metrics.js';
 import { migrate } from './store/migrate.js';
 import { creditDowntime, realmsWithQueues } from './store/queues.js';
 
 export interface App extends Services {
   readonly database: Database;
+  readonly metrics: Metrics;
   readonly realms: RealmDirectory;
   readonly loginLimits: { readonly perUser: SlidingWindowLimiter; readonly perIp: SlidingWindowLimiter };
   /** Request rate per user (authenticated) and per address (anonymous); null when turned off. */
@@ -39,6 +41,17 @@ export interface AppOptions {
 export async function createApp(o: AppOptions): Promise<App> {
   const { config, log } = o;
   const clock = o.clock ?? systemClock;
+  let realmsForMetrics: RealmDirectory | null = null;
+  const metrics = new Metrics(() => {
+    const total = { queues: 0, parked: 0, sockets: 0 };
+    for (const r of realmsForMetrics?.loadedNow() ?? []) {
+      const c = r.queues.counts();
+      total.queues += c.queues;
+      total.parked += c.parked;
+      total.sockets += c.sockets;
+    }
+    return total;
+  });
   const database =
     o.database ??
     (await openDatabase({
@@ -49,6 +62,7 @@ export async function createApp(o: AppOptions): Promise<App> {
       connectTimeoutMs: config.db.connectTimeoutMs,
       statementTimeoutMs: config.db.statementTimeoutMs,
       log,
+      onPoolWait: (s) => metrics.poolWait.observe(s),
     }));
   try {
     const migrated = await migrate(database.pool);
@@ -57,8 +71,9 @@ export async function createApp(o: AppOptions): Promise<App> {
     const runtime = startRuntime(log, config.actorAskTimeoutMs);
     const ids = new IdAllocator(database.pool);
     const floor = await ids.init();
-    const services: Services = { config, db: database.pool, dbKind: database.kind, log, clock, secret, runtime, ids };
+    const services: Services = { config, db: database.pool, dbKind: database.kind, log, clock, secret, runtime, ids, metrics };
     const realms = new RealmDirectory(services, floor);
+    realmsForMetrics = realms;
     await realms.init();
     const downMs = await creditDowntime(database.pool, clock.now());
     if (downMs > 0) log.info({ downMs }, 'event queues credited with the downtime');
@@ -70,6 +85,7 @@ export async function createApp(o: AppOptions): Promise<App> {
     const windowMs = config.loginLimits.windowSeconds * 1000;
     return {
       ...services,
+      metrics,
       database,
       realms,
       requestLimits: {

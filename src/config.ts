@@ -49,8 +49,13 @@ const schema = z.object({
   PRESENCE_FLUSH_INTERVAL_MS: int(10).default(5_000),
   PRESENCE_EVENT_USER_LIMIT: int(0).default(100),
   CAN_ACCESS_ALL_USERS_GROUP_LIMITS_PRESENCE: bool.default('false'),
-  PUSH_SERVICE_URL: url.optional(),
   INVITATION_LINK_VALIDITY_MINUTES: int(1).default(14_400),
+  MAX_UPLOAD_BYTES: int(1).default(25 * 1024 * 1024),
+  UPLOADS_DIR: z.string().min(1).optional(),
+  VIDEOCALL_URL: url.optional(),
+  PUSH_SERVICE_URL: url.optional(),
+
+  METRICS_TOKEN: z.string().min(16).optional(),
 
   BOOTSTRAP_REALM_NAME: z.string().min(1).default('Parley'),
   BOOTSTRAP_OWNER_EMAIL: z.string().email().default('owner@parley.localhost'),
@@ -110,14 +115,22 @@ export interface Config {
     /** Limit presence data to the users the requester may access (can_access_all_users_group). */
     readonly limitToAccessibleUsers: boolean;
   };
-  readonly push: {
-    /** The push notification service; unset = no push notifications. */
-    readonly serviceUrl: string | undefined;
-  };
   readonly invitations: {
     /** Default lifetime of a reusable invitation link. */
     readonly linkValidityMinutes: number;
   };
+  readonly uploads: {
+    /** Largest file accepted by POST /user_uploads. */
+    readonly maxBytes: number;
+    /** Where uploaded files are kept (local disk). */
+    readonly dir: string;
+  };
+  /** Base URL of a self-hosted meeting server; POST /calls/videocall/create makes rooms under it. */
+  readonly videocallUrl: string | undefined;
+  /** The push notification service this server forwards to; unset: no push notifications. */
+  readonly pushServiceUrl: string | undefined;
+  /** Bearer token for GET /metrics; without one only loopback clients may scrape. */
+  readonly metricsToken: string | undefined;
   readonly bootstrap: {
     readonly realmName: string;
     readonly ownerEmail: string;
@@ -188,8 +201,14 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       eventUserLimit: e.PRESENCE_EVENT_USER_LIMIT,
       limitToAccessibleUsers: e.CAN_ACCESS_ALL_USERS_GROUP_LIMITS_PRESENCE,
     },
-    push: { serviceUrl: e.PUSH_SERVICE_URL?.replace(/\/+$/, '') },
     invitations: { linkValidityMinutes: e.INVITATION_LINK_VALIDITY_MINUTES },
+    uploads: {
+      maxBytes: e.MAX_UPLOAD_BYTES,
+      dir: resolve(e.UPLOADS_DIR ?? resolve(e.DATA_DIR, 'uploads')),
+    },
+    videocallUrl: e.VIDEOCALL_URL?.replace(/\/+$/, ''),
+    pushServiceUrl: e.PUSH_SERVICE_URL?.replace(/\/+$/, ''),
+    metricsToken: e.METRICS_TOKEN,
     bootstrap: {
       realmName: e.BOOTSTRAP_REALM_NAME,
       ownerEmail: e.BOOTSTRAP_OWNER_EMAIL,

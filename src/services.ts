@@ -6,6 +6,7 @@ import type { ActorRuntime } from './actors/runtime.js';
 import type { Clock } from './clock.js';
 import type { Config } from './config.js';
 import type { ServerSecret } from './domain/secrets.js';
+import type { Metrics } from './metrics.js';
 
 export interface Services {
   readonly config: Config;
@@ -16,4 +17,6 @@ export interface Services {
   readonly secret: ServerSecret;
   readonly runtime: ActorRuntime;
   readonly ids: IdAllocator;
+  /** Absent only in bare test setups. */
+  readonly metrics?: Metrics;
 }

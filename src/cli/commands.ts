@@ -37,6 +37,13 @@ export const adminCommand = z.discriminatedUnion('command', [
   z.object({ command: z.literal('user.apiKey'), host, email: z.string().min(1) }),
   z.object({ command: z.literal('user.role'), host, email: z.string().min(1), role }),
   z.object({ command: z.literal('user.deactivate'), host, email: z.string().min(1) }),
+  z.object({
+    command: z.literal('user.permissions'),
+    host,
+    email: z.string().min(1),
+    canChangeUserEmails: z.boolean().optional(),
+    canCreateUsers: z.boolean().optional(),
+  }),
   z.object({ command: z.literal('user.reactivate'), host, email: z.string().min(1) }),
 ]);
 export type AdminCommand = z.input<typeof adminCommand>;
@@ -135,6 +142,15 @@ export async function runAdminCommand(app: App, input: AdminCommand): Promise<Ad
         actorId: null,
       });
       return describeUser(realm, user);
+    }
+    case 'user.permissions': {
+      const realm = await realmFor(app, cmd.host);
+      const user = await realm.ask('user.setSpecialPermissions', {
+        userId: userFor(realm, cmd.email).id,
+        canChangeUserEmails: cmd.canChangeUserEmails,
+        canCreateUsers: cmd.canCreateUsers,
+      });
+      return { ...describeUser(realm, user), can_change_user_emails: user.can_change_user_emails, can_create_users: user.can_create_users };
     }
     case 'user.deactivate':
     case 'user.reactivate': {

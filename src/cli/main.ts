@@ -19,6 +19,7 @@ Commands:
   user api-key --host H --email E [--apirc PATH]
   user role --host H --email E --role R
   user deactivate --host H --email E
+  user permissions --host H --email E [--can-change-user-emails true|false] [--can-create-users true|false]
   user reactivate --host H --email E
 
 Roles: ${ROLE_ARGUMENT.join(', ')}. --host may be omitted when there is one organization.
@@ -39,6 +40,12 @@ function checkRole(r: unknown): (typeof ROLE_ARGUMENT)[number] | undefined {
   return r as (typeof ROLE_ARGUMENT)[number];
 }
 
+function checkFlag(name: string, value: unknown): boolean | undefined {
+  if (value === undefined) return undefined;
+  if (value === 'true' || value === 'false') return value === 'true';
+  throw new UsageError(`--${name} takes true or false`);
+}
+
 export function parseCommand(argv: string[]): { cmd: AdminCommand; json: boolean; apirc?: string } {
   const { values, positionals } = parseArgs({
     args: argv,
@@ -57,6 +64,8 @@ export function parseCommand(argv: string[]): { cmd: AdminCommand; json: boolean
       'owner-email': { type: 'string' },
       'owner-name': { type: 'string' },
       'owner-password': { type: 'string' },
+      'can-change-user-emails': { type: 'string' },
+      'can-create-users': { type: 'string' },
     },
   });
   const json = values.json ?? false;
@@ -101,6 +110,18 @@ export function parseCommand(argv: string[]): { cmd: AdminCommand; json: boolean
     case 'user role':
       required(v, 'email', 'role');
       return { json, cmd: { command: 'user.role', host: v.host as string | undefined, email: s('email'), role: checkRole(v.role)! } };
+    case 'user permissions':
+      required(v, 'email');
+      return {
+        json,
+        cmd: {
+          command: 'user.permissions',
+          host: v.host as string | undefined,
+          email: s('email'),
+          canChangeUserEmails: checkFlag('can-change-user-emails', v['can-change-user-emails']),
+          canCreateUsers: checkFlag('can-create-users', v['can-create-users']),
+        },
+      };
     case 'user deactivate':
     case 'user reactivate':
       required(v, 'email');

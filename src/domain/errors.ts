@@ -79,6 +79,8 @@ export const errors = {
       'Retry-After': '5',
     }),
 
+  forbidden: (msg: string) => new ApiError('FORBIDDEN', msg, 403),
+
   // Organizations and authentication
   realmNotFound: () => new ApiError('BAD_REQUEST', 'Organization not registered', 404),
   notLoggedIn: () =>
@@ -101,10 +103,39 @@ export const errors = {
   // Permissions
   unauthorizedPrincipal: () =>
     new ApiError('UNAUTHORIZED_PRINCIPAL', 'Must be an organization administrator', 400),
-  mustBeOwner: () => bad('Must be an organization owner'),
+  mustBeOwner: () => new ApiError('UNAUTHORIZED_PRINCIPAL', 'Must be an organization owner', 400),
   insufficientPermission: () => bad('Insufficient permission'),
   notAllowedForBots: () => bad('This endpoint does not accept bot requests.'),
   notAllowedForGuests: () => bad('Not allowed for guest users'),
+
+  // Accounts
+  guestAsAdmin: () => bad('Guests cannot be organization administrators'),
+  lastOwnerRole: () => bad('The owner permission cannot be removed from the only organization owner.'),
+  lastOwnerDeactivation: () => bad('Cannot deactivate the only organization owner'),
+  cannotDeactivateLastUser: (isLastOwner: boolean) =>
+    new ApiError(
+      'CANNOT_DEACTIVATE_LAST_USER',
+      isLastOwner ? 'Cannot deactivate the only organization owner' : 'Cannot deactivate the only user.',
+      400,
+      { is_last_owner: isLastOwner, entity: isLastOwner ? 'organization owner' : 'user' },
+    ),
+  emailInUse: (email: string) => bad(`Email '${email}' already in use`),
+  nameNotUnique: () => bad('Unique names required in this organization.'),
+  nameChangesDisabled: () => bad('Name changes are disabled in this organization.'),
+  emailChangesDisabled: () => bad('Email address changes are disabled in this organization.'),
+  cannotChangeUserEmails: () => bad('User not authorized to change user emails'),
+  notAuthorizedForQuery: () => bad('User not authorized for this query'),
+  userIsDeactivated: () => bad('User is deactivated'),
+  wrongPassword: () => bad('Wrong password!'),
+  weakPassword: () => bad('The password is too weak.'),
+  noSuchBot: () => bad('No such bot'),
+  avatarChangesDisabled: () => bad('Avatar changes are disabled in this organization.'),
+  exactlyOneFile: (what: string) => bad(`You must upload exactly one ${what}.`),
+  fileTooLarge: (limitMib: number) => bad(`Uploaded file is larger than the allowed limit of ${limitMib} MiB`),
+  notAnImage: () => bad('Could not decode image; did you upload an image file?'),
+  fileNotFound: () => new ApiError('NOT_FOUND', 'File not found', 404),
+  videocallsNotConfigured: () => bad('Video calls are not configured on this server.'),
+  navigationViewNotFound: () => new ApiError('NOT_FOUND', 'Navigation view does not exist.', 404),
 
   // Common lookups
   noSuchUser: () => bad('No such user'),
@@ -125,4 +156,57 @@ export const errors = {
   pushServiceNotConfigured: () =>
     new ApiError('PUSH_SERVICE_NOT_CONFIGURED', 'Server is not configured to use push notification service.', 400),
   invalidTokenLength: () => bad('Empty or invalid length token'),
+  // Channels, subscriptions and messages
+  invalidPrincipal: (principal: string | number) =>
+    new ApiError('UNAUTHORIZED_PRINCIPAL', `User not authorized to execute queries on behalf of '${principal}'`, 403, {
+      principal,
+    }),
+  invalidChannelName: (name: string) => bad(`Invalid channel name '${name}'`),
+  channelDoesNotExist: (name: string) =>
+    new ApiError('STREAM_DOES_NOT_EXIST', `Channel '${name}' does not exist`, 400, { stream: name }),
+  channelIdDoesNotExist: (id: number) =>
+    new ApiError('STREAM_DOES_NOT_EXIST', `Channel with ID '${id}' does not exist`, 400, { stream_id: id }),
+  channelsDoNotExist: (names: readonly string[]) => bad(`Channel(s) (${names.join(', ')}) do not exist`),
+  channelExists: (name: string) => new ApiError('CHANNEL_ALREADY_EXISTS', `Channel '${name}' already exists`, 400),
+  cannotAdministerChannel: () =>
+    new ApiError('CANNOT_ADMINISTER_CHANNEL', 'You do not have permission to administer this channel.', 400),
+  notSubscribed: (channelId: number) => bad(`Not subscribed to channel ID ${channelId}`),
+  notAuthorizedToSend: (name: string) => bad(`Not authorized to send to channel '${name}'`),
+  noPostPermission: () => bad('You do not have permission to post in this channel.'),
+  noNewTopicPermission: () => bad('You do not have permission to create new topics in this channel.'),
+  emptyTopicNotAllowed: (displayName = 'general chat') =>
+    new ApiError('TOPIC_REQUIRED', `Sending messages to the ${displayName} topic is not allowed in this channel.`, 400),
+  namedTopicsNotAllowed: (displayName = 'general chat') =>
+    new ApiError('TOPICS_NOT_ALLOWED', `Only the ${displayName} topic is allowed in this channel.`, 400),
+  streamWildcardNotAllowed: () =>
+    new ApiError(
+      'STREAM_WILDCARD_MENTION_NOT_ALLOWED',
+      'You do not have permission to use channel wildcard mentions in this channel.',
+      400,
+    ),
+  topicWildcardNotAllowed: () =>
+    new ApiError('TOPIC_WILDCARD_MENTION_NOT_ALLOWED', 'You do not have permission to use topic wildcard mentions in this topic.', 400),
+  moveTimeLimitExceeded: (firstAllowed: number | null, total: number, allowed: number) =>
+    new ApiError(
+      'MOVE_MESSAGES_TIME_LIMIT_EXCEEDED',
+      `You only have permission to move the ${allowed}/${total} most recent messages in this topic.`,
+      400,
+      {
+        first_message_id_allowed_to_move: firstAllowed,
+        total_messages_in_topic: total,
+        total_messages_allowed_to_move: allowed,
+      },
+    ),
+  editConflict: () =>
+    new ApiError('EXPECTATION_MISMATCH', "'prev_content_sha256' value does not match the expected value.", 400),
+  badNarrow: (desc: string) => new ApiError('BAD_NARROW', `Invalid narrow operator: ${desc}`, 400),
+  tooManyMessages: (max: number) => bad(`Too many messages requested (maximum ${max}).`),
+  messageEmpty: () => bad('Message must not be empty'),
+  messageNullBytes: () => bad('Message must not contain null bytes'),
+  missingTopic: () => bad('Missing topic'),
+  invalidEmail: (email: string) => bad(`Invalid email '${email}'`),
+  reactionExists: () => new ApiError('REACTION_ALREADY_EXISTS', 'Reaction already exists.', 400),
+  reactionDoesNotExist: () => new ApiError('REACTION_DOES_NOT_EXIST', "Reaction doesn't exist.", 400),
+  uploadTooLarge: (limitMib: number) => bad(`Uploaded file is larger than the allowed limit of ${limitMib} MiB`),
+  invalidAttachment: () => bad('Invalid attachment'),
 } as const;

@@ -52,6 +52,8 @@ export const realmSettingsSchema = z.object({
   service_update_announcements_stream_id: z.number().int().default(-1),
   moderation_request_channel_id: z.number().int().default(-1),
   name_in_email_notifications_policy: z.number().int().default(1),
+  /** Defaults of personal settings for new accounts (PATCH /realm/user_settings_defaults); absent keys take the personal default. */
+  user_settings_defaults: z.record(z.string(), z.union([z.boolean(), z.number(), z.string()])).default({}),
   /** Group-valued settings: setting name → user group id. */
   groups: z.record(z.string(), z.number().int()).default({}),
 });
@@ -86,3 +88,46 @@ export const REALM_GROUP_SETTING_DEFAULTS: Readonly<Record<string, SystemGroupNa
   direct_message_initiator_group: SystemGroup.everyone,
   direct_message_permission_group: SystemGroup.everyone,
 };
+
+/** The settings PATCH /realm changes that only organization owners may change. */
+export const OWNER_ONLY_SETTINGS: ReadonlySet<string> = new Set([
+  'invite_required',
+  'emails_restricted_to_domains',
+  'disallow_disposable_email_addresses',
+  'waiting_period_threshold',
+  'message_retention_days',
+  'can_invite_users_group',
+  'create_multiuse_invite_group',
+  'can_create_web_public_channel_group',
+]);
+
+/** What each group-valued organization setting may be set to, beyond "not role:internet". */
+export const REALM_GROUP_SETTING_RULES: Readonly<Record<string, { forbidden?: readonly SystemGroupName[]; systemGroupsOnly?: boolean }>> = {
+  // Only guests can be restricted: everyone or members.
+  can_access_all_users_group: {
+    systemGroupsOnly: true,
+    forbidden: [
+      SystemGroup.internet,
+      SystemGroup.owners,
+      SystemGroup.administrators,
+      SystemGroup.moderators,
+      SystemGroup.fullMembers,
+      SystemGroup.nobody,
+    ],
+  },
+  can_create_web_public_channel_group: { systemGroupsOnly: true, forbidden: [SystemGroup.internet, SystemGroup.everyone] },
+  can_invite_users_group: { forbidden: [SystemGroup.internet, SystemGroup.everyone] },
+  create_multiuse_invite_group: { forbidden: [SystemGroup.internet, SystemGroup.everyone] },
+  can_manage_all_groups: { forbidden: [SystemGroup.internet, SystemGroup.everyone] },
+  can_manage_billing_group: { forbidden: [SystemGroup.internet, SystemGroup.everyone] },
+  can_create_bots_group: { forbidden: [SystemGroup.internet, SystemGroup.everyone] },
+  can_create_write_only_bots_group: { forbidden: [SystemGroup.internet, SystemGroup.everyone] },
+};
+
+/** Channel-valued settings: a channel id, or -1 for none. */
+export const CHANNEL_SETTINGS = [
+  'new_stream_announcements_stream_id',
+  'signup_announcements_stream_id',
+  'service_update_announcements_stream_id',
+  'moderation_request_channel_id',
+] as const;

@@ -1,6 +1,6 @@
 // The API's user object as a given viewer sees it (GET /users, /users/me, realm_users, events).
-import { avatarUrl } from './avatar.js';
-import { canSeeDeliveryEmail } from './emails.js';
+import { avatarUrl, clientComputesAvatar } from './avatar.js';
+import { canSeeDeliveryEmail, dummyEmail } from './emails.js';
 import { roleFlags } from './roles.js';
 
 export interface ViewableUser {
@@ -22,10 +22,17 @@ export interface ViewableUser {
   readonly settings: { readonly email_address_visibility: number; readonly timezone?: string };
 }
 
+/** A custom profile field value as user objects carry it (keyed by field id). */
+export interface ProfileValue {
+  readonly value: string;
+  readonly rendered_value?: string;
+}
+export type ProfileData = Readonly<Record<string, ProfileValue>>;
+
 export interface UserViewOptions {
   readonly clientExtavatar: boolean;
   /** Custom profile data (humans only), keyed by field id; omitted when undefined. */
-  readonly profileData?: Record<string, { value: string; rendered_value?: string }> | undefined;
+  readonly profileData?: ProfileData | undefined;
 }
 
 export function isoDate(ms: number): string {
@@ -52,10 +59,47 @@ export function formatUser(
     is_imported_stub: u.is_imported_stub,
     date_joined: isoDate(u.date_joined),
     timezone: u.timezone,
-    avatar_url: avatarUrl(u, o.clientExtavatar),
+    avatar_url: avatarUrl(u, clientComputesAvatar(u, o.clientExtavatar)),
     avatar_version: u.avatar_version,
   };
   if (u.is_bot) out.bot_owner_id = u.bot_owner_id;
   if (!u.is_bot && o.profileData !== undefined) out.profile_data = o.profileData;
   return out;
+}
+
+/** The avatar fields of a realm_user update after an avatar (or its URL's inputs) changed. */
+export function avatarFields(u: ViewableUser) {
+  return {
+    user_id: u.id,
+    avatar_source: u.avatar_source,
+    avatar_url: avatarUrl(u, false),
+    avatar_url_medium: avatarUrl(u, false, true),
+    avatar_version: u.avatar_version,
+  };
+}
+
+/**
+ * A stand-in for a user the viewer may not access (can_access_all_users_group), for clients
+ * without user_list_incomplete: nothing about the real account but its id.
+ */
+export function inaccessibleUser(userId: number, realmHost: string): Record<string, unknown> {
+  return {
+    user_id: userId,
+    email: dummyEmail(userId, realmHost),
+    delivery_email: null,
+    full_name: 'Unknown user',
+    role: 400,
+    is_active: true,
+    is_admin: false,
+    is_owner: false,
+    is_guest: false,
+    is_bot: false,
+    bot_type: null,
+    is_imported_stub: false,
+    timezone: '',
+    avatar_url: null,
+    avatar_version: 1,
+    date_joined: '1970-01-01T00:00:00+00:00',
+    profile_data: {},
+  };
 }

@@ -1,5 +1,7 @@
 // HTTP Basic authentication: `email:api_key` checked against the cached realm state. No database
-// round trip; the key comparison is constant-time and done even for unknown emails.
+// round trip; the key comparison is constant-time and done even for unknown emails. The username
+// is the API email; the real address is accepted too, so that a client keeps working when the
+// user's email visibility turns their API email into a dummy address.
 import type { RealmHandle } from '../actors/realm/actor.js';
 import type { UserRecord } from '../actors/realm/state.js';
 import { errors } from '../domain/errors.js';
@@ -19,7 +21,7 @@ export function parseBasicAuth(header: string): { email: string; key: string } {
 
 export function authenticate(secret: ServerSecret, realm: RealmHandle, header: string): UserRecord {
   const { email, key } = parseBasicAuth(header);
-  const user = realm.state.userByEmail(email);
+  const user = realm.state.userByEmail(email) ?? realm.state.userByDeliveryEmail(email);
   const matches = apiKeyMatches(secret, key, user ? user.api_key_hash : NO_SUCH_KEY);
   if (!user || !matches) throw errors.invalidApiKey();
   if (realm.state.realm.deactivated) throw errors.realmDeactivated();

@@ -95,11 +95,13 @@ export function createDispatcher(app: App, tables: { api: RouteTable; site: Rout
     let userId: number | null = null;
     let rate: RateDecision | null = null;
     let counted = false;
+    let route = 'unmatched';
     let res: ApiResponse;
     try {
       const isApi = req.path === API_PREFIX || req.path.startsWith(API_PREFIX + '/');
       const found = (isApi ? api : site).match(isApi ? req.path.slice(API_PREFIX.length) : req.path);
       if (!found) throw errors.notFound();
+      route = (isApi ? API_PREFIX : '') + found.pattern;
       const endpoint = found.methods[req.method as keyof typeof found.methods];
       if (!endpoint) throw errors.methodNotAllowed(Object.keys(found.methods));
 
@@ -157,6 +159,10 @@ export function createDispatcher(app: App, tables: { api: RouteTable; site: Rout
       }
     }
     if (rate) res = withRateHeaders(res, rate);
+    const seconds = (performance.now() - started) / 1000;
+    app.metrics.requests.inc({ route, method: req.method, status: res.status });
+    app.metrics.latency.observe({ route, method: req.method }, seconds);
+    if (res.status === 429) app.metrics.rateLimited.inc();
     log.info(
       {
         requestId,

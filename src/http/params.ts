@@ -3,9 +3,40 @@
 // string whose messages carry a `{var}` placeholder; validateParams substitutes the parameter's
 // name (with an index path inside JSON values) and turns the first problem into an ApiError.
 import { z, type ZodErrorMap, type ZodTypeAny } from 'zod';
+import { zodToJsonSchema } from 'zod-to-json-schema';
 import { ApiError, errors } from '../domain/errors.js';
 
 const VAR = '{var}';
+
+/** What each codec accepts, for the OpenAPI document (src/http/openapi.ts). */
+export interface ParamDoc {
+  readonly schema: Record<string, unknown>;
+  /** The value is JSON-encoded text. */
+  readonly json: boolean;
+}
+const docs = new WeakMap<ZodTypeAny, ParamDoc>();
+function documented<T extends ZodTypeAny>(codec: T, schema: Record<string, unknown>, json = false): T {
+  docs.set(codec, { schema, json });
+  return codec;
+}
+
+/** The documentation of a parameter schema, seen through optional/default wrappers. */
+export function paramDoc(schema: ZodTypeAny): { doc: ParamDoc | undefined; required: boolean; default?: unknown } {
+  let s = schema;
+  let required = true;
+  let dflt: unknown;
+  for (;;) {
+    if (s instanceof z.ZodOptional) {
+      required = false;
+      s = s.unwrap();
+    } else if (s instanceof z.ZodDefault) {
+      required = false;
+      dflt = s._def.defaultValue();
+      s = s.removeDefault();
+    } else break;
+  }
+  return { doc: docs.get(s), required, ...(dflt !== undefined ? { default: dflt } : {}) };
+}
 const raw = z.string({ invalid_type_error: `${VAR} is not a string` });
 
 /** Inside JSON values, messages use `{at}`: the parameter name plus the path, e.g. `ids[2]`. */
@@ -69,7 +100,7 @@ function parseIntStrict(s: string): number | null {
 export const p = {
   /** Plain text; optionally bounded. */
   string(o: { max?: number; min?: number; trim?: boolean } = {}) {
-    return raw.transform((s, ctx) => {
+    return documented(raw.transform((s, ctx) => {
       const v = o.trim ? s.trim() : s;
       if (o.max !== undefined && [...v].length > o.max) {
         ctx.addIssue({ code: 'custom', message: `${VAR} is too long (limit: ${o.max} characters)` });
@@ -80,11 +111,11 @@ export const p = {
         return z.NEVER;
       }
       return v;
-    });
+    }), { type: 'string', ...(o.max !== undefined ? { maxLength: o.max } : {}), ...(o.min !== undefined ? { minLength: o.min } : {}) });
   },
 
   int(o: { min?: number; max?: number } = {}) {
-    return raw.transform((s, ctx) => {
+    return documented(raw.transform((s, ctx) => {
       const n = parseIntStrict(s);
       if (n === null) {
         ctx.addIssue({ code: 'custom', message: `${VAR} is not an integer` });
@@ -95,30 +126,30 @@ export const p = {
         return z.NEVER;
       }
       return n;
-    });
+    }), { type: 'integer', ...(o.min !== undefined ? { minimum: o.min } : {}), ...(o.max !== undefined ? { maximum: o.max } : {}) });
   },
 
   bool() {
-    return raw.transform((s, ctx) => {
+    return documented(raw.transform((s, ctx) => {
       const t = s.trim();
       if (t === 'true' || t === 'True') return true;
       if (t === 'false' || t === 'False') return false;
       ctx.addIssue({ code: 'custom', message: `${VAR} is not a boolean` });
       return z.NEVER;
-    });
+    }), { type: 'boolean' });
   },
 
   enum<const T extends readonly [string, ...string[]]>(values: T) {
-    return raw.transform((s, ctx) => {
+    return documented(raw.transform((s, ctx) => {
       if ((values as readonly string[]).includes(s)) return s as T[number];
       ctx.addIssue({ code: 'custom', message: `Invalid ${VAR}` });
       return z.NEVER;
-    });
+    }), { type: 'string', enum: [...values] });
   },
 
   /** A JSON-encoded value validated by `schema` (messages name the path inside it). */
   json<T extends ZodTypeAny>(schema: T) {
-    return raw.transform((s, ctx): z.output<T> => {
+    return documented(raw.transform((s, ctx): z.output<T> => {
       let value: unknown;
       try {
         value = JSON.parse(s);
@@ -133,7 +164,7 @@ export const p = {
         return z.NEVER;
       }
       return r.data;
-    });
+    }), jsonSchemaOf(schema), true);
   },
 
   /** A JSON array of integers, e.g. user_ids. */
@@ -141,6 +172,11 @@ export const p = {
     return p.json(z.array(j.int()));
   },
 };
+
+function jsonSchemaOf(schema: ZodTypeAny): Record<string, unknown> {
+  const { $schema: _drop, ...rest } = zodToJsonSchema(schema, { target: 'openApi3', $refStrategy: 'none' }) as Record<string, unknown>;
+  return rest;
+}
 
 /** Schemas for values inside JSON parameters; messages may use `{at}` for their location. */
 export const j = {

@@ -63,7 +63,7 @@ export function messagePayload(realm: RealmHandle, m: PushMessage, recipientId: 
  */
 export async function notifyNewMessage(realm: RealmHandle, message: PushMessage, recipientUserIds: readonly number[]): Promise<void> {
   const { config, db, log } = realm.services;
-  const url = config.push.serviceUrl;
+  const url = config.pushServiceUrl;
   if (!url || recipientUserIds.length === 0) return;
   try {
     const recipients = recipientUserIds.filter((id) => realm.state.user(id)?.is_active);

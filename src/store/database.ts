@@ -40,6 +40,8 @@ export interface DatabaseOptions {
   readonly connectTimeoutMs: number;
   readonly statementTimeoutMs: number;
   readonly log: Logger;
+  /** Called with the seconds each pool connection was waited for (metrics). */
+  readonly onPoolWait?: ((seconds: number) => void) | undefined;
 }
 
 export interface Database {
@@ -75,6 +77,23 @@ const typeParsers: DriverTypeParser[] = createTypeParserPreset().map((p) =>
   p.name === 'int8' ? { name: 'int8', parse: (v: string) => Number.parseInt(v, 10) } : p,
 );
 
+/** Pool waits, measured between slonik's before- and after-connection hooks (FIFO order). */
+function poolWaitInterceptor(onWait: (seconds: number) => void): Interceptor {
+  const started: bigint[] = [];
+  return {
+    name: 'parley.pool-wait',
+    beforePoolConnection() {
+      started.push(process.hrtime.bigint());
+      return null;
+    },
+    afterPoolConnection() {
+      const t = started.shift();
+      if (t !== undefined) onWait(Number(process.hrtime.bigint() - t) / 1e9);
+      return null;
+    },
+  };
+}
+
 function poolOptions(o: DatabaseOptions, max: number, min: number) {
   return {
     maximumPoolSize: max,
@@ -86,7 +105,7 @@ function poolOptions(o: DatabaseOptions, max: number, min: number) {
     statementTimeout: o.statementTimeoutMs,
     idleInTransactionSessionTimeout: Math.max(o.statementTimeoutMs, 60_000),
     captureStackTrace: false,
-    interceptors: [resultParser],
+    interceptors: o.onPoolWait ? [resultParser, poolWaitInterceptor(o.onPoolWait)] : [resultParser],
     typeParsers,
     // Our transactions reserve event ids; a silent re-run would reserve them twice.
     transactionRetryLimit: 0,

@@ -129,17 +129,3 @@ export async function removeSubgroups(db: CommonQueryMethods, groupId: number, s
   await db.query(sql.unsafe`
     DELETE FROM user_group_subgroups WHERE group_id = ${groupId} AND subgroup_id = ANY(${sql.array(subgroupIds, 'int4')})`);
 }
-
-/** Channel permission settings (channels.settings) whose value is one of these groups. */
-export function channelSettingsUsingGroups(
-  db: CommonQueryMethods,
-  realmId: number,
-  groupIds: readonly number[],
-): Promise<readonly { channel_id: number; setting: string }[]> {
-  return db.any(sql.type(z.object({ channel_id: z.number(), setting: z.string() }))`
-    SELECT c.id AS channel_id, s.key AS setting
-    FROM channels c, jsonb_each(c.settings) s
-    WHERE c.realm_id = ${realmId} AND NOT c.is_archived AND jsonb_typeof(s.value) = 'number'
-      AND (s.value #>> '{}')::int = ANY(${sql.array(groupIds, 'int4')})
-    ORDER BY c.id, s.key`);
-}

@@ -53,3 +53,23 @@ export async function updateRealmSettings(db: CommonQueryMethods, id: number, se
 export async function setRealmDeactivated(db: CommonQueryMethods, id: number, deactivated: boolean): Promise<void> {
   await db.query(sql.unsafe`UPDATE realms SET deactivated = ${deactivated} WHERE id = ${id}`);
 }
+
+/** Change the organization's name, description and settings (only the given ones). */
+export async function updateRealm(
+  db: CommonQueryMethods,
+  id: number,
+  r: { name?: string | undefined; description?: string | undefined; settings?: unknown },
+): Promise<void> {
+  const sets = [
+    ...(r.name === undefined ? [] : [sql.fragment`name = ${r.name}`]),
+    ...(r.description === undefined ? [] : [sql.fragment`description = ${r.description}`]),
+    ...(r.settings === undefined ? [] : [sql.fragment`settings = ${sql.jsonb(r.settings as never)}`]),
+  ];
+  if (sets.length === 0) return;
+  await db.query(sql.unsafe`UPDATE realms SET ${sql.join(sets, sql.fragment`, `)} WHERE id = ${id}`);
+}
+
+/** Does the organization have this (active or archived) channel? */
+export function channelExists(db: CommonQueryMethods, realmId: number, channelId: number): Promise<boolean> {
+  return db.exists(sql.unsafe`SELECT 1 FROM channels WHERE id = ${channelId} AND realm_id = ${realmId}`);
+}

@@ -22,13 +22,14 @@ export const userRow = z.object({
   avatar_version: z.number(),
   api_key_hash: bytes,
   can_change_user_emails: z.boolean(),
+  can_create_users: z.boolean(),
   settings: z.unknown(),
 });
 export type UserRow = z.infer<typeof userRow>;
 
 const columns = sql.fragment`id, realm_id, email, delivery_email, full_name, role, is_active, is_bot,
   bot_type, bot_owner_id, is_imported_stub, date_joined, timezone, avatar_source, avatar_version,
-  api_key_hash, can_change_user_emails, settings`;
+  api_key_hash, can_change_user_emails, can_create_users, settings`;
 
 export interface NewUser {
   realmId: number;
@@ -95,4 +96,36 @@ export async function setRole(db: CommonQueryMethods, userId: number, role: numb
 
 export async function setActive(db: CommonQueryMethods, userId: number, active: boolean): Promise<void> {
   await db.query(sql.unsafe`UPDATE users SET is_active = ${active} WHERE id = ${userId}`);
+}
+
+/** The account fields that change after creation; only the given ones are written. */
+export interface UserPatch {
+  readonly email?: string;
+  readonly delivery_email?: string;
+  readonly full_name?: string;
+  readonly timezone?: string;
+  readonly avatar_source?: string;
+  readonly avatar_version?: number;
+  readonly bot_owner_id?: number;
+  readonly can_change_user_emails?: boolean;
+  readonly can_create_users?: boolean;
+  readonly settings?: unknown;
+}
+
+export async function updateUser(db: CommonQueryMethods, userId: number, patch: UserPatch): Promise<void> {
+  const sets = Object.entries(patch)
+    .filter(([, v]) => v !== undefined)
+    .map(([k, v]) => sql.fragment`${sql.identifier([k])} = ${k === 'settings' ? sql.jsonb(v as never) : (v as string | number | boolean)}`);
+  if (sets.length === 0) return;
+  await db.query(sql.unsafe`UPDATE users SET ${sql.join(sets, sql.fragment`, `)} WHERE id = ${userId}`);
+}
+
+const sealedRow = z.object({ id: z.number(), api_key_sealed: bytes });
+
+/** The sealed API keys of these accounts, by id (bot keys for their administrators). */
+export async function sealedApiKeys(db: CommonQueryMethods, ids: readonly number[]): Promise<Map<number, Buffer>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db.any(sql.type(sealedRow)`
+    SELECT id, api_key_sealed FROM users WHERE id = ANY(${sql.array([...ids], 'int4')})`);
+  return new Map(rows.map((r) => [r.id, r.api_key_sealed]));
 }

@@ -3,7 +3,6 @@
 // channel_folder events and the register member.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { sql } from 'slonik';
 import { assertError, assertSuccess } from '../helpers/assert.js';
 import { CAST_ROLES, createCast, type Cast } from '../helpers/cast.js';
 import { expectConsistent } from '../helpers/consistency.js';
@@ -112,9 +111,11 @@ update('errors', async () => {
 
 update('a folder with active channels cannot be archived', async () => {
   const id = await createFolder();
-  await server.db.pool.query(sql.unsafe`INSERT INTO channels (realm_id, name, folder_id) VALUES (${realm.id}, ${`chan-${id}`}, ${id})`);
+  const name = `chan-${id}`;
+  assertSuccess(await cast.admin.post('/api/v1/users/me/subscriptions', { subscriptions: [{ name }], folder_id: id }));
+  const channelId = assertSuccess(await cast.admin.get('/api/v1/get_stream_id', { stream: name })).stream_id;
   assertError(await cast.admin.patch(`/api/v1/channel_folders/${id}`, { is_archived: true }), 'You need to remove all the channels from this folder to archive it.');
-  await server.db.pool.query(sql.unsafe`UPDATE channels SET is_archived = true WHERE folder_id = ${id}`);
+  assertSuccess(await cast.admin.delete(`/api/v1/streams/${channelId}`));
   assertSuccess(await cast.admin.patch(`/api/v1/channel_folders/${id}`, { is_archived: true }));
 });
 

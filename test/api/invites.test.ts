@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { ManualClock } from '../../src/clock.js';
 import { Role } from '../../src/domain/roles.js';
 import { assertError, assertSuccess } from '../helpers/assert.js';
-import { CAST_ROLES, createCast, setRealmGroupSetting, systemGroup, type Cast, type CastRole } from '../helpers/cast.js';
+import { CAST_ROLES, createCast, setRealmGroupSetting, setRealmSetting, systemGroup, type Cast, type CastRole } from '../helpers/cast.js';
 import { drainEvents, expectConsistent } from '../helpers/consistency.js';
 import { startTestServer, type TestRealm, type TestServer, type TestUser } from '../helpers/server.js';
 
@@ -25,12 +25,11 @@ async function listInvites(by: TestUser): Promise<Record<string, any>[]> {
   return assertSuccess(await by.get('/api/v1/invites')).invites;
 }
 
-async function createChannel(name: string, o: { private?: boolean; subscribers?: number[]; isDefault?: boolean } = {}): Promise<number> {
-  const db = server.db.pool;
-  const id = await db.oneFirst(sql.type(z.object({ id: z.number() }))`
-    INSERT INTO channels (realm_id, name, invite_only) VALUES (${realm.id}, ${name}, ${o.private ?? false}) RETURNING id`);
-  for (const u of o.subscribers ?? []) await db.query(sql.unsafe`INSERT INTO subscriptions (user_id, channel_id) VALUES (${u}, ${id})`);
-  if (o.isDefault) await db.query(sql.unsafe`INSERT INTO default_channels (realm_id, channel_id) VALUES (${realm.id}, ${id})`);
+/** A channel made by the owner (who is subscribed), through the API. */
+async function createChannel(name: string, o: { private?: boolean; isDefault?: boolean } = {}): Promise<number> {
+  assertSuccess(await realm.owner.post('/api/v1/users/me/subscriptions', { subscriptions: [{ name }], invite_only: o.private ?? false }));
+  const id = assertSuccess(await realm.owner.get('/api/v1/get_stream_id', { stream: name })).stream_id as number;
+  if (o.isDefault) assertSuccess(await realm.owner.post('/api/v1/default_streams', { stream_id: id }));
   return id;
 }
 
@@ -133,7 +132,7 @@ create('welcome_message_custom_text: administrators only, at most 8000 code poin
 
 create('stream_ids: each must exist and be visible; naming any needs permission to subscribe others', async () => {
   const open = await createChannel('open-house');
-  const secret = await createChannel('secret', { private: true, subscribers: [cast.owner.id] });
+  const secret = await createChannel('secret', { private: true });
   assertError(await invite(cast.admin, { stream_ids: [999999] }), 'Invalid channel ID 999999. No invites were sent.');
   assertError(await invite(cast.admin, { stream_ids: [open, secret] }), `Invalid channel ID ${secret}. No invites were sent.`);
   assertSuccess(await invite(cast.owner, { stream_ids: [open, secret] }));
@@ -250,7 +249,7 @@ signup('the link opens a form; signing up creates the account with the invited r
     async () => {
       done = await page(link, 'POST', { email: 'newbie@example.com', full_name: 'Nia Newbie', password: 'correct horse' });
     },
-    { types: ['realm_user', 'user_group'] },
+    { types: ['realm_user', 'user_group', 'subscription'] },
   );
   assert.is(done!.status, 200, done!.text);
   assert.match(done!.text, /newbie@example\.com/);
@@ -272,6 +271,28 @@ signup('the link opens a form; signing up creates the account with the invited r
   assert.is((await page(link, 'POST', { email: 'second@example.com', full_name: 'Sam Second', password: 'another one' })).status, 200);
   const used = await server.db.pool.oneFirst(sql.type(z.object({ n: z.number() }))`SELECT used_count AS n FROM invitations WHERE key = ${keyOf(link)}`);
   assert.is(used, 2);
+});
+
+signup('Welcome Bot sends the invitation’s text, or the organization’s; empty means no message', async () => {
+  const welcomeOf = async (email: string) => {
+    const user = realm.handle.state.userByDeliveryEmail(email)!;
+    return server.db.pool.anyFirst(sql.type(z.object({ content: z.string() }))`
+      SELECT m.content FROM messages m JOIN user_messages um ON um.message_id = m.id JOIN users s ON s.id = m.sender_id
+      WHERE um.user_id = ${user.id} AND s.full_name = 'Welcome Bot' ORDER BY m.id`);
+  };
+  const signUp = async (link: string, email: string) =>
+    assert.is((await page(link, 'POST', { email, full_name: email.split('@')[0]!, password: 'welcome1' })).status, 200);
+  await signUp(assertSuccess(await invite(cast.admin, { welcome_message_custom_text: 'Hello from **us**!' })).invite_link, 'greeted@example.com');
+  assert.equal(await welcomeOf('greeted@example.com'), ['Hello from **us**!']);
+  await signUp(assertSuccess(await invite(cast.admin, { welcome_message_custom_text: '' })).invite_link, 'quiet@example.com');
+  assert.equal(await welcomeOf('quiet@example.com'), []);
+  await setRealmSetting(realm, 'welcome_message_custom_text', 'The organization says hi.');
+  try {
+    await signUp(assertSuccess(await invite(cast.admin)).invite_link, 'defaulted@example.com');
+    assert.equal(await welcomeOf('defaulted@example.com'), ['The organization says hi.']);
+  } finally {
+    await setRealmSetting(realm, 'welcome_message_custom_text', '');
+  }
 });
 
 signup('invalid input re-renders the form with the problem and creates nothing', async () => {

@@ -10,7 +10,7 @@ import { z } from 'zod';
 import { decryptOnDevice, tokenId } from '../../src/domain/push-crypto.js';
 import { notifyNewMessage, type PushMessage } from '../../src/push/push-notifier.js';
 import { assertError, assertSuccess } from '../helpers/assert.js';
-import { CAST_ROLES, createCast, setRealmSetting, type Cast } from '../helpers/cast.js';
+import { CAST_ROLES, createCast, setRealmSetting, setUserSetting, type Cast } from '../helpers/cast.js';
 import { startFakePushService, type FakePushService } from '../helpers/fake-push-service.js';
 import { startTestServer, type TestRealm, type TestServer, type TestUser } from '../helpers/server.js';
 
@@ -229,6 +229,57 @@ notify('no devices, no request', async () => {
   assert.is(push.received.length, before);
 });
 
+const sends = suite('sending a message notifies its recipients');
+sends.before(setup);
+
+/** Notifications the push service got for this message id (decrypting with the given device keys). */
+async function pushedFor(messageId: number, devices: Device[], waitMs = 300): Promise<Array<{ user: number; keyId: number }>> {
+  await new Promise((r) => setTimeout(r, waitMs));
+  const out: Array<{ user: number; keyId: number }> = [];
+  for (const req of push.received) {
+    for (const n of req.body.notifications as Record<string, any>[]) {
+      const d = devices.find((x) => x.keyId === n.push_key_id);
+      if (!d || !n.encrypted_data) continue;
+      const payload = JSON.parse(decryptOnDevice(d.key, n.encrypted_data) ?? '{}');
+      if (payload.message_id === messageId) out.push({ user: payload.user_id, keyId: d.keyId });
+    }
+  }
+  return out;
+}
+
+sends('direct messages reach an offline recipient, and an active one only if asked (the default)', async () => {
+  const rita = await realm.createUser({ name: 'Rita Recipient' });
+  const phone = await registerDevice(rita);
+  await setUserSetting(rita, 'enable_online_push_notifications', false);
+  const send = async () =>
+    assertSuccess(await cast.member.post('/api/v1/messages', { type: 'direct', to: [rita.id], content: 'ping' })).id as number;
+  assert.equal(await pushedFor(await send(), [phone]), [{ user: rita.id, keyId: phone.keyId }]);
+  assertSuccess(await rita.post('/api/v1/users/me/presence', { status: 'active', ping_only: true }));
+  assert.equal(await pushedFor(await send(), [phone]), []);
+  await setUserSetting(rita, 'enable_online_push_notifications', true);
+  assert.equal(await pushedFor(await send(), [phone]), [{ user: rita.id, keyId: phone.keyId }]);
+  await setUserSetting(rita, 'enable_offline_push_notifications', false);
+  assert.equal(await pushedFor(await send(), [phone]), []);
+});
+
+sends('channel messages follow the subscription’s push setting; mentions always count', async () => {
+  const sam = await realm.createUser({ name: 'Sam Subscriber' });
+  const phone = await registerDevice(sam);
+  assertSuccess(await cast.member.post('/api/v1/users/me/subscriptions', { subscriptions: [{ name: 'pushy' }], principals: [sam.id, cast.member.id] }));
+  const channelId = assertSuccess(await sam.get('/api/v1/get_stream_id', { stream: 'pushy' })).stream_id as number;
+  const post = async (content: string) =>
+    assertSuccess(await cast.member.post('/api/v1/messages', { type: 'stream', to: 'pushy', topic: 'news', content })).id as number;
+  assert.equal(await pushedFor(await post('quiet news'), [phone]), []);
+  assert.equal(await pushedFor(await post('hey @**Sam Subscriber**'), [phone]), [{ user: sam.id, keyId: phone.keyId }]);
+  assertSuccess(await sam.patch(`/api/v1/users/me/subscriptions/${channelId}`, { property: 'push_notifications', value: true }));
+  assert.equal(await pushedFor(await post('loud news'), [phone]), [{ user: sam.id, keyId: phone.keyId }]);
+  assertSuccess(await sam.patch(`/api/v1/users/me/subscriptions/${channelId}`, { property: 'is_muted', value: true }));
+  assert.equal(await pushedFor(await post('muted news'), [phone]), []);
+  // The sender's own devices are never notified.
+  const own = await registerDevice(cast.member);
+  assert.equal(await pushedFor(await post('from me'), [own]), []);
+});
+
 const legacy = suite('deprecated token endpoints');
 legacy.before(setup);
 
@@ -287,5 +338,6 @@ unconfigured('E2EE registration is refused; legacy tokens still register; nothin
 
 reg.run();
 notify.run();
+sends.run();
 legacy.run();
 unconfigured.run();

@@ -459,11 +459,19 @@ deactivate('a group in use cannot be deactivated: objections name every use', as
   const byGroup = await createGroup(cast.member, { can_mention_group: used });
   const byAnon = await createGroup(cast.member, { can_manage_group: { direct_members: [cast.member.id], direct_subgroups: [used] } });
   const supergroup = await createGroup(cast.member, { subgroups: [used] });
+  assertSuccess(
+    await cast.owner.post('/api/v1/users/me/subscriptions', {
+      subscriptions: [{ name: 'guarded' }],
+      can_administer_channel_group: { direct_members: [cast.owner.id], direct_subgroups: [used] },
+    }),
+  );
+  const channel = assertSuccess(await cast.owner.get('/api/v1/get_stream_id', { stream: 'guarded' })).stream_id as number;
   await setRealmGroupSetting(realm, 'can_create_groups', used);
   try {
     const res = assertError(await cast.member.post(`/api/v1/user_groups/${used}/deactivate`), 'Cannot deactivate user group in use.', 400, 'CANNOT_DEACTIVATE_GROUP_IN_USE');
     assert.equal(res.objections, [
       { type: 'realm', settings: ['can_create_groups'] },
+      { type: 'channel', channel_id: channel, settings: ['can_administer_channel_group'] },
       { type: 'user_group', group_id: byGroup, settings: ['can_mention_group'] },
       { type: 'user_group', group_id: byAnon, settings: ['can_manage_group'] },
       { type: 'subgroup', supergroup_ids: [supergroup] },
@@ -471,7 +479,8 @@ deactivate('a group in use cannot be deactivated: objections name every use', as
   } finally {
     await setRealmGroupSetting(realm, 'can_create_groups', systemGroup(realm, 'role:members'));
   }
-  // Once nothing uses it, it can go.
+  // Once nothing uses it, it can go (archived channels do not count).
+  assertSuccess(await cast.owner.delete(`/api/v1/streams/${channel}`));
   for (const g of [byGroup, byAnon, supergroup]) assertSuccess(await cast.member.post(`/api/v1/user_groups/${g}/deactivate`));
   assertSuccess(await cast.member.post(`/api/v1/user_groups/${used}/deactivate`));
 });

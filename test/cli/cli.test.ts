@@ -57,6 +57,18 @@ t('user create with roles and bots', async () => {
   assert.is(bot.email, 'helper-bot@acme.test');
 });
 
+t('user permissions grants and withdraws the special permissions', async () => {
+  const on = json(await runCli(['user', 'permissions', '--host', 'acme.test', '--email', 'al@acme.test', '--can-create-users', 'true', '--json'], env));
+  assert.is(on.can_create_users, true);
+  assert.is(on.can_change_user_emails, false);
+  const off = json(await runCli(['user', 'permissions', '--host', 'acme.test', '--email', 'al@acme.test', '--can-create-users', 'false', '--can-change-user-emails', 'true', '--json'], env));
+  assert.is(off.can_create_users, false);
+  assert.is(off.can_change_user_emails, true);
+  const bad = await runCli(['user', 'permissions', '--host', 'acme.test', '--email', 'al@acme.test', '--can-create-users', 'yes'], env);
+  assert.is.not(bad.code, 0);
+  assert.match(bad.stderr + bad.stdout, /--can-create-users takes true or false/);
+});
+
 t('user api-key prints the key and writes a client config file', async () => {
   const rc = join(dataDir, 'mia.rc');
   const r = json(await runCli(['user', 'api-key', '--host', 'acme.test', '--email', 'mia@acme.test', '--apirc', rc, '--json'], env));

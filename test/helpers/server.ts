@@ -8,8 +8,11 @@ import { createApp, type App } from '../../src/app.js';
 import type { RealmHandle } from '../../src/actors/realm/actor.js';
 import { ManualClock, systemClock, type Clock } from '../../src/clock.js';
 import { parseConfig } from '../../src/config.js';
+import type { RealmSettings } from '../../src/domain/realm-settings.js';
 import { Role } from '../../src/domain/roles.js';
-import { newServerSecret, secretFromBase64 } from '../../src/domain/secrets.js';
+import type { SystemGroupName } from '../../src/domain/system-groups.js';
+import { updateRealmSettings } from '../../src/store/realms.js';
+import { hashPassword, newServerSecret, secretFromBase64 } from '../../src/domain/secrets.js';
 import { createDispatcher, type ApiResponse, type Dispatch } from '../../src/http/dispatch.js';
 import { apiRoutes, siteRoutes } from '../../src/http/routes.js';
 import type { RouteTable } from '../../src/http/router.js';
@@ -121,16 +124,30 @@ export class TestRealm {
     return this.handle.id;
   }
 
-  async createUser(o: { role?: Role; name?: string; email?: string; bot?: boolean; botOwnerId?: number } = {}): Promise<TestUser> {
+  async createUser(
+    o: { role?: Role; name?: string; email?: string; bot?: boolean; botOwnerId?: number; password?: string } = {},
+  ): Promise<TestUser> {
     const n = ++this.userCounter;
     const { user, apiKey } = await this.handle.ask('user.create', {
       email: o.email ?? (o.bot ? `bot${n}` : `user${n}@example.com`),
       fullName: o.name ?? `User ${n}`,
       role: o.role ?? Role.member,
-      passwordHash: null,
+      passwordHash: o.password === undefined ? null : await hashPassword(o.password),
       bot: o.bot ? { type: 1, ownerId: o.botOwnerId ?? null } : undefined,
     });
     return new TestUser(this, user.id, user.email, apiKey);
+  }
+
+  /** Change organization settings directly (for tests of other areas than PATCH /realm). */
+  async updateSettings(patch: Partial<RealmSettings>): Promise<void> {
+    await updateRealmSettings(this.server.app.db, this.id, { ...this.handle.state.realm.settings, ...patch });
+    await this.handle.reload();
+  }
+
+  /** Point an organization-level group setting (e.g. can_create_bots_group) at a system group. */
+  async setGroupSetting(setting: string, group: SystemGroupName): Promise<void> {
+    const groups = { ...this.handle.state.realm.settings.groups, [setting]: this.handle.state.systemGroupId(group) };
+    await this.updateSettings({ groups });
   }
 
   /** Call the API without credentials, at this organization's host. */

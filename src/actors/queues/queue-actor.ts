@@ -51,6 +51,9 @@ export interface QueueEntry {
   /** acked or lastContact changed since the last flush. */
   dirty: boolean;
   alive: boolean;
+  /** For metrics: a long-poll is parked / a WebSocket is attached. */
+  parked: boolean;
+  socketOpen: boolean;
 }
 
 /** What queue actors of one organization share. */
@@ -60,6 +63,8 @@ export interface QueueEnvironment {
   readonly heartbeatMs: number;
   readonly requestHeartbeat: (entry: QueueEntry) => void;
   readonly ended: (entry: QueueEntry, reason: EndReason) => void;
+  /** Events handed to the client (metrics). */
+  readonly delivered: (count: number) => void;
   readonly log: Logger;
 }
 
@@ -142,8 +147,7 @@ export async function queueActor(st: QueueState, msg: QueueMsg): Promise<QueueSt
     case 'abandon':
       // The client went away: settle its request (the answer goes nowhere) and keep the events.
       if (st.parked?.respond === msg.respond) {
-        st.parked.detach();
-        st.parked = null;
+        takeParked(st);
         touch(st);
         msg.respond({ events: [] });
       }
@@ -158,12 +162,14 @@ export async function queueActor(st: QueueState, msg: QueueMsg): Promise<QueueSt
       if (st.socket && st.socket !== msg.socket) st.socket.close(4000, 'Replaced by a newer connection');
       if (st.parked) answerParked(st);
       st.socket = msg.socket;
+      st.entry.socketOpen = true;
       st.socketSent = msg.lastEventId;
       flushSocket(st);
       break;
     case 'detach':
       if (st.socket === msg.socket) {
         st.socket = null;
+        st.entry.socketOpen = false;
         touch(st);
       }
       break;
@@ -205,20 +211,33 @@ function poll(st: QueueState, lastEventId: number, dontBlock: boolean, respond: 
   acknowledge(st, lastEventId);
   if (st.parked) answerParked(st); // one parked poll per queue: the older one gets what there is
   if (st.buffer.length > 0 || dontBlock || signal.aborted) {
-    respond({ events: st.buffer.slice() });
+    respondWith(st, respond);
     return;
   }
   const onAbort = () => dispatch(st.entry.ref, { kind: 'abandon', respond });
   signal.addEventListener('abort', onAbort, { once: true });
   st.parked = { respond, since: st.env.clock.now(), detach: () => signal.removeEventListener('abort', onAbort) };
+  st.entry.parked = true;
 }
 
 function answerParked(st: QueueState): void {
-  const p = st.parked!;
-  st.parked = null;
-  p.detach();
+  const p = takeParked(st)!;
   touch(st);
-  p.respond({ events: st.buffer.slice() });
+  respondWith(st, p.respond);
+}
+
+function takeParked(st: QueueState): Parked | null {
+  const p = st.parked;
+  if (!p) return null;
+  st.parked = null;
+  st.entry.parked = false;
+  p.detach();
+  return p;
+}
+
+function respondWith(st: QueueState, respond: Responder): void {
+  if (st.buffer.length > 0) st.env.delivered(st.buffer.length);
+  respond({ events: st.buffer.slice() });
 }
 
 function acknowledge(st: QueueState, lastEventId: number): void {
@@ -235,6 +254,7 @@ function flushSocket(st: QueueState): void {
   const unsent = st.buffer.filter((e) => e.id > st.socketSent);
   if (unsent.length === 0) return;
   st.socketSent = unsent.at(-1)!.id;
+  st.env.delivered(unsent.length);
   // A false return means uWS dropped the frame and closes the socket (slow consumer); the
   // events stay buffered and the client resumes from its last_event_id.
   st.socket!.send(`{"events":${eventsJson(unsent)}}`);
@@ -280,6 +300,7 @@ function schedule(st: QueueState): void {
   const ref = st.entry.ref;
   st.timerAt = at;
   st.timer = setTimeout(() => dispatch(ref, { kind: 'tick' }), Math.max(0, Math.min(at - now, 2_147_000_000)));
+  st.timer.unref(); // the listening socket keeps a server alive, not its queues
 }
 
 function end(st: QueueState, reason: EndReason): void {
@@ -287,17 +308,14 @@ function end(st: QueueState, reason: EndReason): void {
   st.entry.alive = false;
   if (st.timer) clearTimeout(st.timer);
   st.timer = null;
-  if (st.parked) {
-    const p = st.parked;
-    st.parked = null;
-    p.detach();
-    // On shutdown the client is told nothing went wrong and re-polls the restarted server.
-    p.respond(reason === 'shutdown' ? { events: st.buffer.slice() } : { error: badQueue(st.entry.id) });
-  }
+  const p = takeParked(st);
+  // On shutdown the client is told nothing went wrong and re-polls the restarted server.
+  if (p) p.respond(reason === 'shutdown' ? { events: st.buffer.slice() } : { error: badQueue(st.entry.id) });
   if (st.socket) {
     if (reason === 'shutdown') st.socket.close(1001, 'Server shutting down');
     else st.socket.close(4001, 'BAD_EVENT_QUEUE_ID');
     st.socket = null;
+    st.entry.socketOpen = false;
   }
   st.buffer = [];
   st.env.ended(st.entry, reason);

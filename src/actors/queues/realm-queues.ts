@@ -58,6 +58,7 @@ export class RealmQueues {
       requestHeartbeat: (entry) =>
         void realm.events.publishEphemeral([{ type: 'heartbeat', payload: {}, userIds: [], queueId: entry.id }]),
       ended: (entry, reason) => this.ended(entry, reason),
+      delivered: (n) => services.metrics?.eventsDelivered.inc(n),
       log: services.log,
     };
     realm.events.subscribe((events) => this.deliver(events));
@@ -70,6 +71,17 @@ export class RealmQueues {
 
   get size(): number {
     return this.byId.size;
+  }
+
+  /** Open queues, parked polls and sockets (metrics). */
+  counts(): { queues: number; parked: number; sockets: number } {
+    let parked = 0;
+    let sockets = 0;
+    for (const q of this.byId.values()) {
+      if (q.parked) parked++;
+      if (q.socketOpen) sockets++;
+    }
+    return { queues: this.byId.size, parked, sockets };
   }
 
   /** Send released events to every queue that may receive them, one message per queue. */
@@ -205,8 +217,8 @@ export class RealmQueues {
     return entry;
   }
 
-  private register(q: Omit<QueueEntry, 'realmId' | 'ref' | 'dirty' | 'alive'>): QueueEntry {
-    const entry = { ...q, realmId: this.realm.id, dirty: false, alive: true } as QueueEntry;
+  private register(q: Omit<QueueEntry, 'realmId' | 'ref' | 'dirty' | 'alive' | 'parked' | 'socketOpen'>): QueueEntry {
+    const entry = { ...q, realmId: this.realm.id, dirty: false, alive: true, parked: false, socketOpen: false } as QueueEntry;
     entry.ref = spawnActor<QueueState, QueueMsg>(
       this.bucket(q.id),
       `q-${q.id}`,

@@ -11,6 +11,7 @@ import { ask, fail, ok, reply, spawnActor, type Ref, type Reply } from '../runti
 import type { Services } from '../../services.js';
 import { RealmPresence } from '../presence/realm-presence.js';
 import { RealmQueues } from '../queues/realm-queues.js';
+import { Conversations } from '../conversations/conversations.js';
 import { realmCommands, type CommandInput, type CommandName, type CommandOutput } from './commands.js';
 import { loadRealmState, type RealmState } from './state.js';
 
@@ -36,6 +37,8 @@ export class RealmHandle {
   readonly queues: RealmQueues;
   /** Presence of the organization's users (its own actor, `realm-<id>/presence`). */
   readonly presence: RealmPresence;
+  /** The owners of message writes below the realm actor (channels, direct messages, users). */
+  readonly conversations: Conversations;
 
   constructor(
     readonly services: Services,
@@ -52,6 +55,7 @@ export class RealmHandle {
     );
     this.queues = new RealmQueues(this);
     this.presence = new RealmPresence(this);
+    this.conversations = new Conversations(this);
   }
 
   get id(): number {

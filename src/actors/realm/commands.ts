@@ -4,7 +4,16 @@ import { channelFolderCommands } from './channel-folders.js';
 import { groupCommands } from './groups.js';
 import { invitationCommands } from './invitations.js';
 import { pushCommands } from './push-devices.js';
+import { botCommands } from './bots.js';
+import { personalCommands } from './personal.js';
+import { profileFieldCommands } from './profile-fields.js';
+import { realmContentCommands } from './realm-content.js';
+import { realmSettingsCommands } from './realm-settings.js';
+import { userProfileCommands } from './user-profile.js';
 import { userCommands } from './users.js';
+import { channelCommands } from './channels.js';
+import { subscriptionCommands } from './subscriptions.js';
+import { systemBotCommands } from './system-bots.js';
 
 export const realmCommands = {
   ...userCommands,
@@ -12,6 +21,15 @@ export const realmCommands = {
   ...channelFolderCommands,
   ...pushCommands,
   ...invitationCommands,
+  ...channelCommands,
+  ...subscriptionCommands,
+  ...systemBotCommands,
+  ...userProfileCommands,
+  ...botCommands,
+  ...profileFieldCommands,
+  ...realmSettingsCommands,
+  ...realmContentCommands,
+  ...personalCommands,
 };
 
 type Commands = typeof realmCommands;

@@ -29,6 +29,8 @@ export interface NewRealm {
 
 export class RealmDirectory {
   private readonly loaded = new Map<number, Promise<RealmHandle>>();
+  /** The same realms once loaded, for synchronous walks (metrics). */
+  private readonly ready = new Map<number, RealmHandle>();
   private readonly hosts = new Map<string, number>();
   private readonly loadHooks: Array<(realm: RealmHandle) => void> = [];
 
@@ -94,7 +96,13 @@ export class RealmDirectory {
     const state = await loadRealmState(this.services.db, id);
     const handle = new RealmHandle(this.services, state, new RealmEventStream(id, this.services.ids, this.eventFloor));
     for (const hook of this.loadHooks) hook(handle);
+    this.ready.set(id, handle);
     return handle;
+  }
+
+  /** The organizations loaded so far. */
+  loadedNow(): IterableIterator<RealmHandle> {
+    return this.ready.values();
   }
 
   /** Every organization this process has loaded. */

@@ -2,13 +2,10 @@
 // permission: organization settings, other groups' settings, channel settings (directly or
 // through an anonymous group that nests it) and active supergroups. Call inside the realm actor.
 import { GROUP_SETTING_NAMES } from '../../domain/group-permissions.js';
-import { channelSettingsUsingGroups } from '../../store/groups.js';
-import type { RealmContext } from './actor.js';
 import { groupSettingId } from './group-access.js';
-import type { GroupRecord } from './state.js';
+import type { GroupRecord, RealmState } from './state.js';
 
-export async function groupObjections(ctx: RealmContext, g: GroupRecord): Promise<Record<string, unknown>[]> {
-  const { state } = ctx;
+export function groupObjections(state: RealmState, g: GroupRecord): Record<string, unknown>[] {
   // The group itself and every anonymous group (a setting value) that nests it.
   const refs = new Set([g.id]);
   for (const a of state.groups.values()) if (a.name === null && a.subgroups.has(g.id)) refs.add(a.id);
@@ -20,13 +17,14 @@ export async function groupObjections(ctx: RealmContext, g: GroupRecord): Promis
     .sort();
   if (realmSettings.length > 0) objections.push({ type: 'realm', settings: realmSettings });
 
-  const channels = new Map<number, string[]>();
-  for (const row of await channelSettingsUsingGroups(ctx.services.db, state.id, [...refs])) {
-    const list = channels.get(row.channel_id) ?? [];
-    list.push(row.setting);
-    channels.set(row.channel_id, list);
+  const channels = [...state.channels.all()].filter((c) => !c.is_archived).sort((a, b) => a.id - b.id);
+  for (const c of channels) {
+    const settings = Object.entries(c.settings)
+      .filter(([, id]) => refs.has(id))
+      .map(([setting]) => setting)
+      .sort();
+    if (settings.length > 0) objections.push({ type: 'channel', channel_id: c.id, settings });
   }
-  for (const [channelId, settings] of channels) objections.push({ type: 'channel', channel_id: channelId, settings });
 
   const supergroups: number[] = [];
   for (const other of state.groups.values()) {

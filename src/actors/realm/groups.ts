@@ -292,7 +292,7 @@ async function deactivateGroup(ctx: RealmContext, input: { readonly actorId: num
   const { state } = ctx;
   const g = accessGroupForUpdate(state, input.actorId, input.groupId, 'can_manage_group');
   if (g.deactivated) throw errors.badRequest('User group is already deactivated.');
-  const objections = await groupObjections(ctx, g);
+  const objections = groupObjections(state, g);
   if (objections.length > 0) throw errors.groupInUse(objections);
   const updated = await ctx.write(async (tx, emit) => {
     await store.updateGroupFields(tx, g.id, { deactivated: true });

@@ -1,56 +1,59 @@
-// The channel side of invitations, kept apart until the messaging layer owns channels and
-// subscriptions: which channels an inviter may name, and subscribing the new account.
-// TODO(messaging): replace subscribeInvitedUser with the messaging subscribe command once it
-// exists, so that subscription/peer_add events and the welcome message go out; replace the
-// access rule with the channel actor's permission check (can_add_subscribers_group per channel).
-import { sql, type CommonQueryMethods } from 'slonik';
-import { z } from 'zod';
+// The channel side of invitations: which channels an inviter may name (checked when the link is
+// made, over the cached channel index), and subscribing the new account when it signs up
+// (through the subscription command, so subscribers, peers and the caches hear of it).
 import { errors } from '../../domain/errors.js';
+import type { RealmContext } from './actor.js';
+import { canReadChannel } from './channel-view.js';
 import { holdsRealmPermission } from './group-access.js';
-import type { RealmState } from './state.js';
-
-const channelRow = z.object({ id: z.number(), invite_only: z.boolean(), subscribed: z.boolean() });
+import type { RealmState, UserRecord } from './state.js';
+import { subscriptionCommands } from './subscriptions.js';
 
 /**
- * Every channel must exist, be active and be visible to the inviter (public, or subscribed);
- * naming any needs permission to subscribe others. Throws the spec's errors.
+ * Every channel must exist, be active and be readable by the inviter; naming any needs
+ * permission to subscribe others (can_add_subscribers_group, which covers every channel the
+ * inviter can read). Throws the spec's errors.
  */
-export async function checkInvitationChannels(
-  db: CommonQueryMethods,
-  state: RealmState,
-  actorId: number,
-  channelIds: readonly number[],
-): Promise<void> {
-  if (channelIds.length === 0) return;
-  const rows = await db.any(sql.type(channelRow)`
-    SELECT c.id, c.invite_only,
-      EXISTS (SELECT 1 FROM subscriptions s WHERE s.channel_id = c.id AND s.user_id = ${actorId} AND s.active) AS subscribed
-    FROM channels c
-    WHERE c.realm_id = ${state.id} AND NOT c.is_archived AND c.id = ANY(${sql.array(channelIds, 'int4')})`);
-  const byId = new Map(rows.map((r) => [r.id, r]));
+export function checkInvitationChannels(state: RealmState, actor: UserRecord, channelIds: readonly number[]): void {
   for (const id of channelIds) {
-    const c = byId.get(id);
-    if (!c || (c.invite_only && !c.subscribed)) throw errors.badRequest(`Invalid channel ID ${id}. No invites were sent.`);
+    const c = state.channels.get(id);
+    if (!c || c.is_archived || !canReadChannel(state, actor, c)) throw errors.badRequest(`Invalid channel ID ${id}. No invites were sent.`);
   }
-  if (!holdsRealmPermission(state, actorId, 'can_add_subscribers_group')) {
+  if (channelIds.length > 0 && !holdsRealmPermission(state, actor.id, 'can_add_subscribers_group')) {
     throw errors.badRequest('You do not have permission to subscribe other users to channels.');
   }
 }
 
-/** Subscribe a new account to the invitation's channels (and the default channels if asked). */
+/**
+ * Subscribe a new account to the invitation's channels (and the default channels if asked).
+ * The inviter's permissions were checked when the link was made; channels archived since are
+ * skipped. Call inside the realm actor.
+ */
 export async function subscribeInvitedUser(
-  tx: CommonQueryMethods,
-  realmId: number,
+  ctx: RealmContext,
   userId: number,
   channelIds: readonly number[],
   includeDefaults: boolean,
-): Promise<readonly number[]> {
-  return tx.anyFirst(sql.type(z.object({ channel_id: z.number() }))`
-    INSERT INTO subscriptions (user_id, channel_id)
-    SELECT ${userId}, c.id FROM channels c
-    WHERE c.realm_id = ${realmId} AND NOT c.is_archived
-      AND (c.id = ANY(${sql.array(channelIds, 'int4')})
-           OR (${includeDefaults} AND c.id IN (SELECT channel_id FROM default_channels WHERE realm_id = ${realmId})))
-    ON CONFLICT (user_id, channel_id) DO UPDATE SET active = true
-    RETURNING channel_id`);
+): Promise<void> {
+  const { state } = ctx;
+  const ids = new Set(channelIds);
+  if (includeDefaults) for (const id of state.channels.defaultChannelIds) ids.add(id);
+  const names = [...ids].flatMap((id) => {
+    const c = state.channels.get(id);
+    return c && !c.is_archived ? [{ name: c.name }] : [];
+  });
+  if (names.length === 0) return;
+  await subscriptionCommands['subscription.subscribe'](ctx, {
+    actorId: userId,
+    channels: names,
+    principals: null,
+    authorizationErrorsFatal: false,
+    preauthorized: true,
+    // Never used: every named channel exists.
+    creation: {
+      kind: { inviteOnly: false, isWebPublic: false, historyPublic: true, isDefault: false, messageRetentionDays: undefined },
+      topicsPolicy: undefined,
+      folderId: null,
+      groupSettings: {},
+    },
+  });
 }

@@ -47,7 +47,7 @@ async function createMultiuseInvite(ctx: RealmContext, input: CreateInviteInput)
   // Equal or stricter: role codes grow as privileges shrink.
   if (input.inviteAs < actor.role) throw errors.insufficientPermission();
   const channelIds = [...new Set(input.channelIds)];
-  await checkInvitationChannels(services.db, state, actor.id, channelIds);
+  checkInvitationChannels(state, actor, channelIds);
   const groupIds = [...new Set(input.groupIds)];
   for (const id of groupIds) {
     const g = state.groups.get(id);
@@ -112,11 +112,17 @@ export interface AcceptInviteInput {
   readonly passwordHash: string;
 }
 
+export interface AcceptedInvite {
+  readonly user: UserRecord;
+  /** What Welcome Bot should say to the new account ('' = nothing). */
+  readonly welcomeText: string;
+}
+
 /**
- * Create the invited account: the invited role, then its groups and channels. The account and
- * its memberships are two transactions (account creation belongs to the user commands).
+ * Create the invited account: the invited role, then its groups, then its channels. These are
+ * separate transactions (account creation and subscriptions belong to their own commands).
  */
-async function acceptMultiuseInvite(ctx: RealmContext, input: AcceptInviteInput): Promise<UserRecord> {
+async function acceptMultiuseInvite(ctx: RealmContext, input: AcceptInviteInput): Promise<AcceptedInvite> {
   const { state, services } = ctx;
   const invite = await store.findInviteByKey(services.db, state.id, input.key);
   const problem = inviteProblem(invite, services.clock.now());
@@ -136,14 +142,13 @@ async function acceptMultiuseInvite(ctx: RealmContext, input: AcceptInviteInput)
       emit(userGroupEvent.build({ op: 'add_members', group_id: g.id, user_ids: [user.id] }, { userIds: null }));
       out.push({ ...g, members: new Set([...g.members, user.id]) });
     }
-    await subscribeInvitedUser(tx, state.id, user.id, invite.channel_ids, invite.include_realm_default_subscriptions);
-    // TODO(messaging): send the welcome message (invite.welcome_message_custom_text; null = the
-    // organization's text, '' = none) once messages can be sent.
     await store.countInviteUse(tx, invite.id);
     return out;
   });
   for (const g of updated) state.putGroup(g);
-  return user;
+  await subscribeInvitedUser(ctx, user.id, invite.channel_ids, invite.include_realm_default_subscriptions);
+  // null: the organization's text; '' (either): no message.
+  return { user, welcomeText: invite.welcome_message_custom_text ?? state.realm.settings.welcome_message_custom_text };
 }
 
 export const invitationCommands = {

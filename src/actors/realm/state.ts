@@ -7,9 +7,13 @@ import { isMemberRecursive, type GroupLike } from '../../domain/group-membership
 import { parseRealmSettings, type RealmSettings } from '../../domain/realm-settings.js';
 import type { SystemGroupName } from '../../domain/system-groups.js';
 import { parseUserSettings, type UserSettings } from '../../domain/user-settings.js';
+import { realmEmojiPath, type RealmEmojiRecord } from '../../domain/realm-emoji.js';
 import { listGroups, type GroupRow } from '../../store/groups.js';
+import { listLinkifiers } from '../../store/linkifiers.js';
+import { listRealmEmoji } from '../../store/realm-emoji.js';
 import { getRealm, type RealmRow } from '../../store/realms.js';
 import { listRealmUsers, type UserRow } from '../../store/users.js';
+import { ChannelIndex, loadChannelIndex } from './channel-index.js';
 
 export interface RealmRecord extends Omit<RealmRow, 'settings'> {
   readonly settings: RealmSettings;
@@ -21,6 +25,18 @@ export interface UserRecord extends Omit<UserRow, 'settings'> {
 
 export interface GroupRecord extends Omit<GroupRow, 'members' | 'subgroups' | 'settings' | 'deactivated'>, GroupLike {
   readonly settings: Readonly<Record<string, number>>;
+}
+
+export interface LinkifierRecord {
+  readonly id: number;
+  readonly pattern: string;
+  readonly url_template: string;
+}
+
+/** Custom emoji and linkifiers: what the Markdown renderer needs besides users and groups. */
+export interface RealmContent {
+  readonly emoji: readonly RealmEmojiRecord[];
+  readonly linkifiers: readonly LinkifierRecord[];
 }
 
 export const toRealmRecord = (r: RealmRow): RealmRecord => ({ ...r, settings: parseRealmSettings(r.settings) });
@@ -36,13 +52,39 @@ export class RealmState {
   realm: RealmRecord;
   readonly users = new Map<number, UserRecord>();
   private readonly byEmail = new Map<string, number>();
+  private readonly byDeliveryEmail = new Map<string, number>();
   readonly groups = new Map<number, GroupRecord>();
   readonly systemGroups = new Map<SystemGroupName, number>();
+  /** Channels, their subscribers, default channels and direct-message partners (messaging). */
+  channels = new ChannelIndex();
+  /** Custom emoji by id, deactivated ones included. */
+  readonly realmEmoji = new Map<number, RealmEmojiRecord>();
+  /** In the organization's order: earlier ones win where matches overlap. */
+  linkifiers: readonly LinkifierRecord[] = [];
 
-  constructor(realm: RealmRecord, users: readonly UserRecord[], groups: readonly GroupRecord[]) {
+  constructor(realm: RealmRecord, users: readonly UserRecord[], groups: readonly GroupRecord[], content?: RealmContent) {
     this.realm = realm;
     for (const u of users) this.putUser(u);
     for (const g of groups) this.putGroup(g);
+    for (const e of content?.emoji ?? []) this.realmEmoji.set(e.id, e);
+    this.linkifiers = content?.linkifiers ?? [];
+  }
+
+  /** The active custom emoji of this name, if any. */
+  activeEmojiNamed(name: string): RealmEmojiRecord | undefined {
+    for (const e of this.realmEmoji.values()) if (!e.deactivated && e.name === name) return e;
+    return undefined;
+  }
+
+  /** MarkdownContext.realmEmoji over the cached custom emoji. */
+  markdownEmoji(name: string): { id: string; name: string; url: string } | null {
+    const e = this.activeEmojiNamed(name);
+    return e ? { id: String(e.id), name: e.name, url: realmEmojiPath(this.id, e.file_name) } : null;
+  }
+
+  /** MarkdownContext.linkifiers over the cached linkifiers, in order. */
+  markdownLinkifiers(): ReadonlyArray<{ id: number; pattern: string; urlTemplate: string }> {
+    return this.linkifiers.map((l) => ({ id: l.id, pattern: l.pattern, urlTemplate: l.url_template }));
   }
 
   get id(): number {
@@ -61,16 +103,19 @@ export class RealmState {
 
   /** By real address (the login name), case-insensitively. */
   userByDeliveryEmail(email: string): UserRecord | undefined {
-    const e = email.toLowerCase();
-    for (const u of this.users.values()) if (u.delivery_email.toLowerCase() === e) return u;
-    return undefined;
+    const id = this.byDeliveryEmail.get(email.toLowerCase());
+    return id === undefined ? undefined : this.users.get(id);
   }
 
   putUser(u: UserRecord): void {
     const prev = this.users.get(u.id);
     if (prev && prev.email.toLowerCase() !== u.email.toLowerCase()) this.byEmail.delete(prev.email.toLowerCase());
+    if (prev && prev.delivery_email.toLowerCase() !== u.delivery_email.toLowerCase()) {
+      this.byDeliveryEmail.delete(prev.delivery_email.toLowerCase());
+    }
     this.users.set(u.id, u);
     this.byEmail.set(u.email.toLowerCase(), u.id);
+    this.byDeliveryEmail.set(u.delivery_email.toLowerCase(), u.id);
   }
 
   putGroup(g: GroupRecord): void {
@@ -127,6 +172,15 @@ export class RealmState {
 }
 
 export async function loadRealmState(db: CommonQueryMethods, realmId: number): Promise<RealmState> {
-  const [realm, users, groups] = await Promise.all([getRealm(db, realmId), listRealmUsers(db, realmId), listGroups(db, realmId)]);
-  return new RealmState(toRealmRecord(realm), users.map(toUserRecord), groups.map(toGroupRecord));
+  const [realm, users, groups, emoji, linkifiers] = await Promise.all([
+    getRealm(db, realmId),
+    listRealmUsers(db, realmId),
+    listGroups(db, realmId),
+    listRealmEmoji(db, realmId),
+    listLinkifiers(db, realmId),
+  ]);
+  const state = new RealmState(toRealmRecord(realm), users.map(toUserRecord), groups.map(toGroupRecord), { emoji, linkifiers });
+  state.channels = await loadChannelIndex(db, realmId, (name) => state.systemGroupId(name));
+  state.peersOf = (viewerId) => state.channels.peersOf(viewerId);
+  return state;
 }

@@ -1,15 +1,22 @@
-// Realm commands that create and change accounts. Run inside the realm actor (RealmContext).
-// Inputs are already validated for shape; these functions check the organization's rules.
-import { ApiError, errors } from '../../domain/errors.js';
-import { apiEmailFor, dummyEmailDomain, isValidEmail } from '../../domain/emails.js';
-import { Role, isOwner } from '../../domain/roles.js';
+// Realm commands that create accounts, change roles, deactivate and reactivate them, and manage
+// their keys and special permissions. Run inside the realm actor (RealmContext). Inputs are
+// already validated for shape; these functions check the organization's rules. The cached state
+// is updated before the events are released, so presenters see the new state.
+import type { EventSpec } from '../event-sequencer.js';
+import { errors } from '../../domain/errors.js';
+import { apiEmailFor, canSeeDeliveryEmail, dummyEmailDomain, isValidEmail } from '../../domain/emails.js';
+import { realmBotEvent, realmUserEvent } from '../../domain/events/users.js';
+import { hasVideocallTokenEvent } from '../../domain/events/videocalls.js';
+import { canCreateVideoCalls } from '../../domain/videocalls.js';
+import { Role, isAdmin, isOwner } from '../../domain/roles.js';
 import { generateApiKey, hashApiKey, sealApiKey } from '../../domain/secrets.js';
 import { directSystemGroups, isFullMember, SYSTEM_GROUPS } from '../../domain/system-groups.js';
-import { userSettingsSchema } from '../../domain/user-settings.js';
+import { EmailVisibility, userSettingsSchema } from '../../domain/user-settings.js';
 import { formatUser } from '../../domain/user-view.js';
 import { setSystemMemberships } from '../../store/groups.js';
 import * as users from '../../store/users.js';
 import type { RealmContext } from './actor.js';
+import { botDict } from './bot-view.js';
 import { directNamedGroups, membershipEvents } from './groups.js';
 import { toUserRecord, type RealmState, type UserRecord } from './state.js';
 
@@ -39,55 +46,88 @@ export function checkFullName(name: string): string {
   return trimmed;
 }
 
+/** With require_unique_names, no other active account may have the same name. */
+export function checkUniqueName(state: RealmState, name: string, selfId: number | null): void {
+  if (!state.realm.settings.require_unique_names) return;
+  const n = name.toLowerCase();
+  for (const u of state.users.values()) {
+    if (u.id !== selfId && u.is_active && u.full_name.toLowerCase() === n) throw errors.nameNotUnique();
+  }
+}
+
 export function botEmail(shortName: string, realmHost: string): string {
   const short = shortName.replace(/-bot$/, '');
   if (!/^[a-z0-9][a-z0-9_.-]*$/i.test(short)) throw errors.badRequest('Bad name or username');
   return `${short}-bot@${dummyEmailDomain(realmHost)}`;
 }
 
+/** The user ids that administer a bot: active administrators and its active owner. */
+export function botAdministrators(state: RealmState, bot: UserRecord): number[] {
+  const ids = new Set<number>();
+  for (const u of state.users.values()) if (u.is_active && !u.is_bot && isAdmin(u.role)) ids.add(u.id);
+  if (bot.bot_owner_id !== null && state.user(bot.bot_owner_id)?.is_active) ids.add(bot.bot_owner_id);
+  return [...ids];
+}
+
+/** The realm_user add event of a new account: the whole user, real address included. */
+export function userAddedEvent(u: UserRecord): EventSpec {
+  return realmUserEvent.build(
+    { op: 'add', person: formatUser(u, u, { clientExtavatar: false, profileData: u.is_bot ? undefined : {} }) as { user_id: number } },
+    { userIds: null },
+  );
+}
+
 async function createUser(ctx: RealmContext, input: CreateUserInput): Promise<CreatedUser> {
   const { state, services } = ctx;
   const fullName = checkFullName(input.fullName);
+  checkUniqueName(state, fullName, null);
   const deliveryEmail = input.bot ? botEmail(input.email, state.realm.host) : input.email.trim();
   if (!isValidEmail(deliveryEmail)) throw errors.badRequest(`Invalid email '${input.email}'`);
   if (state.userByEmail(deliveryEmail) || state.userByDeliveryEmail(deliveryEmail)) {
-    throw errors.badRequest(`Email '${deliveryEmail}' already in use`);
+    throw input.bot ? errors.badRequest('Username already in use') : errors.emailInUse(deliveryEmail);
   }
   if (input.bot && input.role === Role.owner) throw errors.badRequest('Bots cannot be organization owners');
   const apiKey = generateApiKey();
-  const settings = userSettingsSchema.parse({ timezone: input.timezone ?? '' });
-  const user = await ctx.write(async (tx, emit) => {
-    const row = await users.insertUser(tx, {
-      realmId: state.id,
-      // The API email depends on the id for hidden addresses; fixed up right below.
-      email: deliveryEmail,
-      deliveryEmail,
-      fullName,
-      role: input.role,
-      isBot: input.bot !== undefined,
-      botType: input.bot?.type ?? null,
-      botOwnerId: input.bot?.ownerId ?? null,
-      passwordHash: input.passwordHash,
-      apiKeyHash: hashApiKey(services.secret, apiKey),
-      apiKeySealed: sealApiKey(services.secret, apiKey),
-      timezone: input.timezone ?? '',
-      settings,
-    });
-    const apiEmail = apiEmailFor(row.id, deliveryEmail, settings.email_address_visibility, state.realm.host);
-    if (apiEmail !== row.email) await users.setApiEmail(tx, row.id, apiEmail);
-    const record = toUserRecord({ ...row, email: apiEmail });
-    const groups = await syncSystemGroups(ctx, tx, record);
-    emit({
-      type: 'realm_user',
-      // The real address travels in the log; presentEvent hides it from viewers who may not see it.
-      payload: { op: 'add', person: formatUser(record, record, { clientExtavatar: false, profileData: record.is_bot ? undefined : {} }) },
-      userIds: null,
-    });
-    for (const e of membershipEvents(state, record.id, groups.added, groups.removed)) emit(e);
-    return record;
+  // New accounts start from the organization's defaults; bots always show their address.
+  const settings = userSettingsSchema.parse({
+    ...state.realm.settings.user_settings_defaults,
+    timezone: input.timezone ?? '',
+    ...(input.bot ? { email_address_visibility: EmailVisibility.everyone } : {}),
   });
-  state.putUser(user);
-  applySystemGroups(ctx, user);
+  const user = await ctx.write(
+    async (tx, emit) => {
+      const row = await users.insertUser(tx, {
+        realmId: state.id,
+        // The API email depends on the id for hidden addresses; fixed up right below.
+        email: deliveryEmail,
+        deliveryEmail,
+        fullName,
+        role: input.role,
+        isBot: input.bot !== undefined,
+        botType: input.bot?.type ?? null,
+        botOwnerId: input.bot?.ownerId ?? null,
+        passwordHash: input.passwordHash,
+        apiKeyHash: hashApiKey(services.secret, apiKey),
+        apiKeySealed: sealApiKey(services.secret, apiKey),
+        timezone: input.timezone ?? '',
+        settings,
+      });
+      const apiEmail = apiEmailFor(row.id, deliveryEmail, settings.email_address_visibility, state.realm.host);
+      if (apiEmail !== row.email) await users.updateUser(tx, row.id, { email: apiEmail });
+      const record = toUserRecord({ ...row, email: apiEmail });
+      const groups = await syncSystemGroups(ctx, tx, record);
+      emit(userAddedEvent(record));
+      if (record.is_bot) {
+        emit(realmBotEvent.build({ op: 'add', bot: botDict(record, apiKey) }, { userIds: botAdministrators(state, record) }));
+      }
+      for (const e of membershipEvents(state, record.id, groups.added, groups.removed)) emit(e);
+      return record;
+    },
+    (record) => {
+      state.putUser(record);
+      applySystemGroups(ctx, record);
+    },
+  );
   return { user, apiKey };
 }
 
@@ -98,28 +138,56 @@ export interface SetRoleInput {
   readonly actorId: number | null;
 }
 
+/** Check a role change by `actor` (null: the server administrator); throws a 400. */
+export function checkRoleChange(state: RealmState, actor: UserRecord | null, target: UserRecord, role: Role): void {
+  if (target.role === role) return;
+  if (actor && !isOwner(actor.role) && (isOwner(target.role) || isOwner(role))) throw errors.mustBeOwner();
+  if (isOwner(target.role) && !isOwner(role) && countActiveOwners(state) <= 1) throw errors.lastOwnerRole();
+  if (target.is_bot && role === Role.owner) throw errors.badRequest('Bots cannot be organization owners');
+}
+
+/**
+ * The events of a role change: the role itself, and for the user whose role changed, the real
+ * addresses of others that their new role lets them see or hides from them, and whether they may
+ * now create video calls.
+ */
+export function roleChangeEvents(state: RealmState, before: UserRecord, role: Role, videocallUrl: string | undefined): EventSpec[] {
+  const events = [realmUserEvent.build({ op: 'update', person: { user_id: before.id, role } }, { userIds: null })];
+  const couldCall = canCreateVideoCalls(videocallUrl, before.role);
+  if (couldCall !== canCreateVideoCalls(videocallUrl, role)) {
+    events.push(hasVideocallTokenEvent.build({ value: !couldCall }, { userIds: [before.id] }));
+  }
+  for (const other of state.users.values()) {
+    if (other.id === before.id) continue;
+    const target = { id: other.id, visibility: other.settings.email_address_visibility };
+    if (canSeeDeliveryEmail(before, target) === canSeeDeliveryEmail({ id: before.id, role }, target)) continue;
+    events.push(
+      realmUserEvent.build({ op: 'update', person: { user_id: other.id, delivery_email: other.delivery_email } }, { userIds: [before.id] }),
+    );
+  }
+  return events;
+}
+
 async function setRole(ctx: RealmContext, input: SetRoleInput): Promise<UserRecord> {
   const { state } = ctx;
   const target = state.user(input.userId);
   if (!target) throw errors.noSuchUser();
   if (target.role === input.role) return target;
-  const actor = input.actorId === null ? null : state.user(input.actorId);
-  if (actor && !isOwner(actor.role) && (isOwner(target.role) || isOwner(input.role))) throw errors.mustBeOwner();
-  if (isOwner(target.role) && !isOwner(input.role) && countActiveOwners(state) <= 1) {
-    throw errors.badRequest('The owner permission cannot be removed from the only organization owner.');
-  }
-  if (target.is_bot && input.role === Role.owner) throw errors.badRequest('Bots cannot be organization owners');
-  const updated = await ctx.write(async (tx, emit) => {
-    await users.setRole(tx, target.id, input.role);
-    const record: UserRecord = { ...target, role: input.role };
-    const groups = await syncSystemGroups(ctx, tx, record);
-    emit({ type: 'realm_user', payload: { op: 'update', person: { user_id: target.id, role: input.role } }, userIds: null });
-    for (const e of membershipEvents(state, target.id, groups.added, groups.removed)) emit(e);
-    return record;
-  });
-  state.putUser(updated);
-  applySystemGroups(ctx, updated);
-  return updated;
+  checkRoleChange(state, input.actorId === null ? null : (state.user(input.actorId) ?? null), target, input.role);
+  return ctx.write(
+    async (tx, emit) => {
+      await users.setRole(tx, target.id, input.role);
+      const record: UserRecord = { ...target, role: input.role };
+      const groups = await syncSystemGroups(ctx, tx, record);
+      for (const e of roleChangeEvents(state, target, input.role, ctx.services.config.videocallUrl)) emit(e);
+      for (const e of membershipEvents(state, target.id, groups.added, groups.removed)) emit(e);
+      return record;
+    },
+    (record) => {
+      state.putUser(record);
+      applySystemGroups(ctx, record);
+    },
+  );
 }
 
 export interface SetActiveInput {
@@ -128,6 +196,10 @@ export interface SetActiveInput {
   readonly actorId: number | null;
 }
 
+/**
+ * Deactivate or reactivate an account. Deactivating a person deactivates the bots they own
+ * first, in the same transaction; every deactivated account's queues end before its events go out.
+ */
 async function setActive(ctx: RealmContext, input: SetActiveInput): Promise<UserRecord> {
   const { state } = ctx;
   const target = state.user(input.userId);
@@ -135,45 +207,88 @@ async function setActive(ctx: RealmContext, input: SetActiveInput): Promise<User
   if (target.is_active === input.active) {
     throw errors.badRequest(input.active ? 'User is already active' : 'User is already deactivated');
   }
-  if (!input.active && isOwner(target.role) && countActiveOwners(state) <= 1) {
-    throw new ApiError('CANNOT_DEACTIVATE_LAST_USER', 'Cannot deactivate the only organization owner', 400, {
-      is_last_owner: true,
-      entity: 'organization owner',
-    });
+  if (!input.active && !target.is_bot) {
+    const humans = [...state.users.values()].filter((u) => u.is_active && !u.is_bot).length;
+    if (humans <= 1) throw errors.cannotDeactivateLastUser(false);
+    if (isOwner(target.role) && countActiveOwners(state) <= 1) throw errors.cannotDeactivateLastUser(true);
   }
-  const updated = await ctx.write(
+  const changed = [
+    ...(input.active ? [] : [...state.users.values()].filter((b) => b.is_bot && b.is_active && b.bot_owner_id === target.id)),
+    target,
+  ];
+  const records = await ctx.write(
     async (tx, emit) => {
-      await users.setActive(tx, target.id, input.active);
-      emit({
-        type: 'realm_user',
-        payload: { op: 'update', person: { user_id: target.id, is_active: input.active } },
-        userIds: null,
-      });
-      // Group member lists leave out deactivated users: their memberships disappear and come back.
-      const groups = directNamedGroups(state, target.id);
-      for (const e of membershipEvents(state, target.id, input.active ? groups : [], input.active ? [] : groups)) emit(e);
-      return { ...target, is_active: input.active };
+      const out: UserRecord[] = [];
+      for (const u of changed) {
+        await users.setActive(tx, u.id, input.active);
+        emit(realmUserEvent.build({ op: 'update', person: { user_id: u.id, is_active: input.active } }, { userIds: null }));
+        if (u.is_bot) {
+          emit(realmBotEvent.build({ op: 'update', bot: { user_id: u.id, is_active: input.active } }, { userIds: botAdministrators(state, u) }));
+        }
+        // Group member lists leave out deactivated users: their memberships disappear and come back.
+        const groups = directNamedGroups(state, u.id);
+        for (const e of membershipEvents(state, u.id, input.active ? groups : [], input.active ? [] : groups)) emit(e);
+        out.push({ ...u, is_active: input.active });
+      }
+      return out;
     },
-    // Cut the account off before anything else reaches it (its own deactivation included).
-    (record) => {
-      state.putUser(record);
-      if (!input.active) for (const hook of ctx.realm.userDeactivationHooks) hook(record.id);
+    // Cut the accounts off before anything else reaches them (their own deactivation included).
+    (recs) => {
+      for (const r of recs) {
+        state.putUser(r);
+        if (!input.active) for (const hook of ctx.realm.userDeactivationHooks) hook(r.id);
+      }
     },
   );
-  return updated;
+  return records.at(-1)!;
 }
 
 async function regenerateApiKey(ctx: RealmContext, input: { readonly userId: number }): Promise<string> {
-  const target = ctx.state.user(input.userId);
+  const { state } = ctx;
+  const target = state.user(input.userId);
   if (!target) throw errors.noSuchUser();
   const apiKey = generateApiKey();
   const hash = hashApiKey(ctx.services.secret, apiKey);
-  await ctx.write((tx) => users.setApiKey(tx, target.id, hash, sealApiKey(ctx.services.secret, apiKey)));
-  ctx.state.putUser({ ...target, api_key_hash: hash });
+  await ctx.write(
+    async (tx, emit) => {
+      await users.setApiKey(tx, target.id, hash, sealApiKey(ctx.services.secret, apiKey));
+      if (target.is_bot) {
+        emit(realmBotEvent.build({ op: 'update', bot: { user_id: target.id, api_key: apiKey } }, { userIds: botAdministrators(state, target) }));
+      }
+    },
+    () => state.putUser({ ...target, api_key_hash: hash }),
+  );
   return apiKey;
 }
 
-function countActiveOwners(state: RealmState): number {
+export interface SpecialPermissionsInput {
+  readonly userId: number;
+  readonly canChangeUserEmails?: boolean | undefined;
+  readonly canCreateUsers?: boolean | undefined;
+}
+
+/** Server-administrator permissions (CLI only): no event, clients never see them. */
+async function setSpecialPermissions(ctx: RealmContext, input: SpecialPermissionsInput): Promise<UserRecord> {
+  const target = ctx.state.user(input.userId);
+  if (!target) throw errors.noSuchUser();
+  const next: UserRecord = {
+    ...target,
+    can_change_user_emails: input.canChangeUserEmails ?? target.can_change_user_emails,
+    can_create_users: input.canCreateUsers ?? target.can_create_users,
+  };
+  return ctx.write(
+    async (tx) => {
+      await users.updateUser(tx, target.id, {
+        can_change_user_emails: next.can_change_user_emails,
+        can_create_users: next.can_create_users,
+      });
+      return next;
+    },
+    (record) => ctx.state.putUser(record),
+  );
+}
+
+export function countActiveOwners(state: RealmState): number {
   let n = 0;
   for (const u of state.users.values()) if (u.is_active && isOwner(u.role) && !u.is_bot) n++;
   return n;
@@ -212,9 +327,13 @@ function applySystemGroups(ctx: RealmContext, u: UserRecord): void {
   }
 }
 
+/** Role changes inside another command's transaction (user.update). */
+export const roleSync = { syncSystemGroups, applySystemGroups };
+
 export const userCommands = {
   'user.create': createUser,
   'user.setRole': setRole,
   'user.setActive': setActive,
   'user.regenerateApiKey': regenerateApiKey,
+  'user.setSpecialPermissions': setSpecialPermissions,
 };

@@ -3,7 +3,11 @@
 // Producers emit one canonical payload per change; every client-specific shape is made here.
 // Payload keys starting with `_` are internal inputs of presenters and never reach clients.
 import type { PublishedEvent } from '../../actors/event-sequencer.js';
-import { canSeeDeliveryEmail, dummyEmail } from '../emails.js';
+import { clientComputesAvatar } from '../avatar.js';
+import { canSeeDeliveryEmail } from '../emails.js';
+import { inaccessibleUser } from '../user-view.js';
+import { EmailVisibility } from '../user-settings.js';
+import { shapeMessage } from './message-shape.js';
 import { withDisplayTopics } from './topics.js';
 import type { ClientEvent, PresentContext } from './view.js';
 
@@ -32,16 +36,15 @@ const one = (e: ClientEvent): ClientEvent[] => [e];
 
 const message: Presenter = (e, ctx) => {
   const ev = base(e, ctx);
-  const m = ev.message as Obj;
   const { view, realm } = ctx;
-  const { rendered_content: rendered, _sender_avatar_source: avatarSource, ...rest } = m;
-  let shown: Obj = {
-    ...rest,
-    content: view.applyMarkdown ? rendered : m.content,
-    content_type: view.applyMarkdown ? 'text/html' : 'text/x-markdown',
-  };
-  if (view.clientExtavatar && avatarSource !== 'U') shown.avatar_url = null;
-  if (!view.capabilities.empty_topic_name) shown = withDisplayTopics(shown, realm.realm.settings.empty_topic_display_name);
+  const m = ev.message as Obj;
+  const sender = realm.user(m.sender_id as number);
+  const shown = shapeMessage(m, {
+    applyMarkdown: view.applyMarkdown,
+    clientExtavatar: view.clientExtavatar,
+    senderEmailVisibility: sender?.settings.email_address_visibility ?? EmailVisibility.everyone,
+    emptyTopicDisplayName: view.capabilities.empty_topic_name ? null : realm.realm.settings.empty_topic_display_name,
+  });
   const out: ClientEvent = { type: 'message', message: shown, flags: ev.flags ?? [], id: e.id };
   const local = ev._local as { queue_id: string; local_id: string } | undefined;
   if (local && local.queue_id === view.queueId) out.local_message_id = local.local_id;
@@ -80,29 +83,6 @@ const realmEmoji: Presenter = (e, ctx) => {
 
 const realmLinkifiers: Presenter = (e, ctx) => (ctx.view.capabilities.linkifier_url_template ? [base(e, ctx)] : []);
 
-/** A stand-in for a user the viewer may not access (clients without user_list_incomplete). */
-function unknownUser(userId: number, realmHost: string): Obj {
-  return {
-    user_id: userId,
-    email: dummyEmail(userId, realmHost),
-    delivery_email: null,
-    full_name: 'Unknown user',
-    role: 400,
-    is_active: true,
-    is_admin: false,
-    is_owner: false,
-    is_guest: false,
-    is_bot: false,
-    bot_type: null,
-    is_imported_stub: false,
-    timezone: '',
-    avatar_url: null,
-    avatar_version: 1,
-    date_joined: '1970-01-01T00:00:00+00:00',
-    profile_data: {},
-  };
-}
-
 const realmUser: Presenter = (e, ctx) => {
   const ev = base(e, ctx);
   const { view, realm } = ctx;
@@ -110,7 +90,7 @@ const realmUser: Presenter = (e, ctx) => {
   const targetId = person.user_id as number;
   if (!realm.canAccessUser(view.userId, targetId)) {
     if (ev.op !== 'add' || view.capabilities.user_list_incomplete) return [];
-    return [{ ...ev, person: unknownUser(targetId, realm.realm.host) }];
+    return [{ ...ev, person: inaccessibleUser(targetId, realm.realm.host) }];
   }
   const target = realm.user(targetId);
   const viewer = realm.user(view.userId);
@@ -122,7 +102,7 @@ const realmUser: Presenter = (e, ctx) => {
     });
     if (!visible) shown = { ...shown, delivery_email: null };
   }
-  if ('avatar_url' in person && view.clientExtavatar && target && target.avatar_source !== 'U') {
+  if ('avatar_url' in person && target && clientComputesAvatar(target, view.clientExtavatar)) {
     shown = { ...shown, avatar_url: null };
   }
   return [{ ...ev, person: shown }];
@@ -187,6 +167,22 @@ const subscription: Presenter = (e, ctx) => {
   return [ev];
 };
 
+/** Topics nested in flag details: the display name for clients without empty_topic_name. */
+const updateMessageFlags: Presenter = (e, ctx) => {
+  const ev = base(e, ctx);
+  const details = ev.message_details as Record<string, Obj> | undefined;
+  if (!details || ctx.view.capabilities.empty_topic_name) return [ev];
+  const display = ctx.realm.realm.settings.empty_topic_display_name;
+  return [{ ...ev, message_details: Object.fromEntries(Object.entries(details).map(([id, d]) => [id, withDisplayTopics(d, display)])) }];
+};
+
+const typingEditMessage: Presenter = (e, ctx) => {
+  const ev = base(e, ctx);
+  const recipient = ev.recipient as Obj;
+  if (ctx.view.capabilities.empty_topic_name || recipient.type !== 'channel') return [ev];
+  return [{ ...ev, recipient: withDisplayTopics(recipient, ctx.realm.realm.settings.empty_topic_display_name) }];
+};
+
 const presenters: Readonly<Record<string, Presenter>> = {
   message,
   delete_message: deleteMessage,
@@ -198,6 +194,8 @@ const presenters: Readonly<Record<string, Presenter>> = {
   user_group: userGroup,
   stream,
   subscription,
+  update_message_flags: updateMessageFlags,
+  typing_edit_message: typingEditMessage,
 };
 
 /** Every client event one published event becomes for this client (possibly none). */

@@ -35,7 +35,7 @@ export const registerPushDevice = userEndpoint(
     encrypted_push_registration: p.string().optional(),
   }),
   async (ctx, params) => {
-    if (!ctx.app.config.push.serviceUrl) throw errors.pushServiceNotConfigured();
+    if (!ctx.app.config.pushServiceUrl) throw errors.pushServiceNotConfigured();
     const hasKey = group(params, KEY_FIELDS);
     const hasToken = group(params, TOKEN_FIELDS);
     if (!hasKey && !hasToken) throw errors.missingArgument('push_key');

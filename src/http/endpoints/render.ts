@@ -1,6 +1,2 @@
-// Organization and channel descriptions are extended Markdown, rendered without mentions.
-import { emptyMarkdownContext, renderMarkdown } from '../../domain/markdown/index.js';
-
-export function renderPlainDescription(text: string): string {
-  return text.trim().length === 0 ? '' : renderMarkdown(text, emptyMarkdownContext).html;
-}
+// Descriptions are rendered by a domain rule (realm commands render them too).
+export { renderPlainDescription } from '../../domain/descriptions.js';

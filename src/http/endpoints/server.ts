@@ -1,5 +1,6 @@
 // GET /server_settings (endpoint 23) and GET /health: no credentials needed.
-import { createHash } from 'node:crypto';
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { errors } from '../../domain/errors.js';
 import { sql } from 'slonik';
 import { z } from 'zod';
 import type { RealmHandle } from '../../actors/realm/actor.js';
@@ -44,7 +45,7 @@ export const getServerSettings = serverEndpoint(z.object({}), async (ctx) => {
     service_feature_level: SERVICE_FEATURE_LEVEL,
     service_version: SERVICE_VERSION,
     service_merge_base: SERVICE_MERGE_BASE,
-    push_notifications_enabled: ctx.app.config.push.serviceUrl !== undefined,
+    push_notifications_enabled: ctx.app.config.pushServiceUrl !== undefined,
     is_incompatible: false,
     email_auth_enabled: true,
     require_email_format_usernames: true,
@@ -60,6 +61,23 @@ export const getServerSettings = serverEndpoint(z.object({}), async (ctx) => {
     data.realm_web_public_access_enabled = await webPublicAccessEnabled(realm);
   }
   return data;
+});
+
+const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|::ffff:127\.\d+\.\d+\.\d+)$/;
+
+/** Prometheus metrics: with METRICS_TOKEN a bearer token is required, otherwise a loopback client. */
+export const getMetrics = serverEndpoint(z.object({}), async (ctx) => {
+  const token = ctx.app.config.metricsToken;
+  if (token) {
+    const presented = /^Bearer\s+(\S+)$/i.exec(ctx.headers.authorization ?? '')?.[1] ?? '';
+    const a = Buffer.from(presented);
+    const b = Buffer.from(token);
+    if (a.length !== b.length || !timingSafeEqual(a, b)) throw errors.notLoggedIn();
+  } else if (!LOOPBACK.test(ctx.remoteAddress)) {
+    throw errors.forbidden('Metrics are served to loopback clients only (or set METRICS_TOKEN)');
+  }
+  const registry = ctx.app.metrics.registry;
+  return new RawResponse(200, { 'Content-Type': registry.contentType }, await registry.metrics());
 });
 
 const expectedMigration = loadMigrations().at(-1)?.version ?? 0;

@@ -1,6 +1,7 @@
 // GET/POST /join/{key}/: the sign-up page of a reusable invitation link (served at the site
 // root, as the invite_link points there). A revoked, expired or unknown link is refused.
 import { z } from 'zod';
+import { sendWelcomeMessage } from '../../actors/conversations/welcome.js';
 import { inviteProblem } from '../../actors/realm/invitations.js';
 import { isValidEmail } from '../../domain/emails.js';
 import { isApiError } from '../../domain/errors.js';
@@ -44,13 +45,18 @@ export const submitSignup = publicEndpoint(
       return refuse(`The password must be ${PASSWORD_MIN_LENGTH} to ${PASSWORD_MAX_LENGTH} characters long.`);
     }
     const passwordHash = await hashPassword(params.password);
+    let accepted;
     try {
-      const user = await realm.ask('invite.acceptMultiuse', { key: params.key, email: params.email, fullName: params.full_name, passwordHash });
-      return signupDonePage(realm.state.realm.name, realm.state.realm.url, user.delivery_email);
+      accepted = await realm.ask('invite.acceptMultiuse', { key: params.key, email: params.email, fullName: params.full_name, passwordHash });
     } catch (e) {
       if (isApiError(e)) return refuse(e.message);
       throw e;
     }
+    // The account exists now: a failed greeting is logged, not shown as a failed sign-up.
+    await sendWelcomeMessage(realm, accepted.user.id, accepted.welcomeText).catch((err: unknown) =>
+      ctx.log.warn({ err, user: accepted.user.id }, 'welcome message not sent'),
+    );
+    return signupDonePage(realm.state.realm.name, realm.state.realm.url, accepted.user.delivery_email);
   },
   'none',
 );

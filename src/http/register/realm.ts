@@ -1,12 +1,13 @@
 // The `realm` members of POST /register: organization settings as `realm_*`, server limits and
 // timings clients need.
 import { dummyEmailDomain } from '../../domain/emails.js';
+import { DEFAULT_EXTERNAL_ACCOUNTS } from '../../domain/profile-fields.js';
 import { realmSettingsSchema } from '../../domain/realm-settings.js';
 import { realmIconUrl } from '../endpoints/server.js';
 import { renderPlainDescription } from '../endpoints/render.js';
 import { MAX_STREAM_DESCRIPTION_LENGTH, MAX_STREAM_NAME_LENGTH, type StateProvider } from './state.js';
 
-const SCALAR_SETTINGS = Object.keys(realmSettingsSchema.shape).filter((k) => k !== 'groups');
+const SCALAR_SETTINGS = Object.keys(realmSettingsSchema.shape).filter((k) => k !== 'groups' && k !== 'user_settings_defaults');
 const serverGeneration = Date.now();
 
 export const realmState: StateProvider = {
@@ -35,11 +36,11 @@ export const realmState: StateProvider = {
       realm_bot_domain: dummyEmailDomain(r.host),
       realm_email_auth_enabled: true,
       realm_password_auth_enabled: true,
-      realm_push_notifications_enabled: app.config.push.serviceUrl !== undefined,
+      realm_push_notifications_enabled: app.config.pushServiceUrl !== undefined,
       realm_push_notifications_enabled_end_timestamp: null,
       realm_upload_quota_mib: null,
       realm_plan_type: 1,
-      realm_default_external_accounts: {},
+      realm_default_external_accounts: DEFAULT_EXTERNAL_ACCOUNTS,
       realm_default_avatar_source: 'G',
       realm_authentication_methods: {
         Email: { enabled: true, available: true },
@@ -47,7 +48,7 @@ export const realmState: StateProvider = {
       },
       max_stream_name_length: MAX_STREAM_NAME_LENGTH,
       max_stream_description_length: MAX_STREAM_DESCRIPTION_LENGTH,
-      max_file_upload_size_mib: 25,
+      max_file_upload_size_mib: Math.floor(app.config.uploads.maxBytes / (1024 * 1024)),
       max_avatar_file_size_mib: 5,
       max_icon_file_size_mib: 5,
       max_logo_file_size_mib: 5,

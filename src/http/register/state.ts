@@ -5,6 +5,9 @@ import type { App } from '../../app.js';
 import type { RealmHandle } from '../../actors/realm/actor.js';
 import type { UserRecord } from '../../actors/realm/state.js';
 import type { Capabilities } from '../../domain/client-capabilities.js';
+import { MAX_MESSAGE_LENGTH } from '../../domain/message-rules.js';
+import { MAX_TOPIC_LENGTH } from '../../domain/topic-names.js';
+import { canCreateVideoCalls } from '../../domain/videocalls.js';
 
 export interface RegisterOptions {
   readonly applyMarkdown: boolean;
@@ -45,13 +48,16 @@ export function baseState(ctx: StateContext, idleQueueTimeoutSecs: number): Reco
     max_channel_folder_description_length: MAX_CHANNEL_FOLDER_DESCRIPTION_LENGTH,
     realm_empty_topic_display_name: settings.empty_topic_display_name,
     realm_topics_policy: settings.topics_policy,
-    has_videocall_token: false,
+    has_videocall_token: ctx.user !== null && canCreateVideoCalls(ctx.app.config.videocallUrl, ctx.user.role),
   };
 }
 
-export const MAX_TOPIC_LENGTH = 60;
-export const MAX_MESSAGE_LENGTH = 10_000;
+// The message limits are the domain's: what the server enforces is what clients are told.
+export { MAX_TOPIC_LENGTH } from '../../domain/topic-names.js';
+export { MAX_MESSAGE_LENGTH } from '../../domain/message-rules.js';
 export const MAX_CHANNEL_FOLDER_NAME_LENGTH = 60;
 export const MAX_CHANNEL_FOLDER_DESCRIPTION_LENGTH = 1024;
-export const MAX_STREAM_NAME_LENGTH = 60;
-export const MAX_STREAM_DESCRIPTION_LENGTH = 1024;
+export {
+  MAX_CHANNEL_NAME_LENGTH as MAX_STREAM_NAME_LENGTH,
+  MAX_CHANNEL_DESCRIPTION_LENGTH as MAX_STREAM_DESCRIPTION_LENGTH,
+} from '../../domain/channels.js';

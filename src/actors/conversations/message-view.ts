@@ -1,0 +1,60 @@
+// The API's message object in its canonical form (both raw and rendered content, the avatar
+// URL as for clients that do not compute avatars), built from a stored row and cached realm
+// state. Events carry it as is; GET /messages shapes it per request (shapeMessage).
+import { avatarUrl } from '../../domain/avatar.js';
+import { recipientIdOf, senderRealmStr } from '../../domain/message-rules.js';
+import { topicLinks } from '../../domain/linkifiers.js';
+import type { MessageRow, ReactionRow } from '../../store/messages.js';
+import { dmKeyUsers } from '../realm/channel-index.js';
+import type { RealmState } from '../realm/state.js';
+
+export type Linkifiers = ReadonlyArray<{ id: number; pattern: string; urlTemplate: string }>;
+
+export function reactionObject(r: Pick<ReactionRow, 'emoji_name' | 'emoji_code' | 'reaction_type' | 'user_id'>): Record<string, unknown> {
+  return { emoji_name: r.emoji_name, emoji_code: r.emoji_code, reaction_type: r.reaction_type, user_id: r.user_id };
+}
+
+/** Participants of a direct message as display_recipient lists them. */
+export function dmDisplayRecipient(state: RealmState, dmKey: string): Array<Record<string, unknown>> {
+  return dmKeyUsers(dmKey).map((id) => {
+    const u = state.user(id);
+    return { id, email: u?.email ?? '', full_name: u?.full_name ?? 'Unknown user', is_mirror_dummy: false };
+  });
+}
+
+export function messageObject(
+  state: RealmState,
+  row: MessageRow,
+  reactions: readonly ReactionRow[],
+  linkifiers: Linkifiers,
+): Record<string, unknown> {
+  const sender = state.user(row.sender_id);
+  const isChannel = row.channel_id !== null;
+  const channel = isChannel ? state.channels.get(row.channel_id!) : undefined;
+  const topic = row.topic ?? '';
+  const m: Record<string, unknown> = {
+    id: row.id,
+    sender_id: row.sender_id,
+    sender_email: sender?.email ?? '',
+    sender_full_name: sender?.full_name ?? 'Unknown user',
+    sender_realm_str: senderRealmStr(state.realm.host),
+    avatar_url: sender ? avatarUrl(sender, false) : null,
+    _sender_avatar_source: sender?.avatar_source ?? 'G',
+    type: isChannel ? 'stream' : 'private',
+    display_recipient: isChannel ? (channel?.name ?? '') : dmDisplayRecipient(state, row.dm_key!),
+    recipient_id: recipientIdOf(row.channel_id, row.dm_key),
+    subject: topic,
+    topic_links: isChannel ? topicLinks(topic, linkifiers) : [],
+    timestamp: Math.floor(row.date_sent / 1000),
+    reactions: reactions.map(reactionObject),
+    submessages: [],
+    is_me_message: row.is_me_message,
+    client: row.client,
+    content: row.content,
+    rendered_content: row.rendered_content,
+  };
+  if (isChannel) m.stream_id = row.channel_id;
+  if (row.last_edit_time !== null) m.last_edit_timestamp = Math.floor(row.last_edit_time / 1000);
+  if (row.last_moved_time !== null) m.last_moved_timestamp = Math.floor(row.last_moved_time / 1000);
+  return m;
+}

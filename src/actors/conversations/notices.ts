@@ -1,0 +1,97 @@
+// Automated notices from Notification Bot after moves and resolves: "this topic was moved to …",
+// "… has marked this topic as resolved" (undone within a grace period by deleting the notice).
+// Each is an ordinary message sent by the destination channel's owner.
+import { renderMarkdown } from '../../domain/markdown/index.js';
+import { isMeMessage } from '../../domain/message-rules.js';
+import { messageNarrowUrl } from '../../domain/narrow-url.js';
+import { lastTopicMessage } from '../../store/message-edits.js';
+import type { RealmHandle } from '../realm/actor.js';
+import { realmMarkdownContext, renderData } from '../realm/markdown-context.js';
+import type { UserRecord } from '../realm/state.js';
+
+/** Notices of resolving a topic; one sent shortly before is deleted instead of adding another. */
+export const NoticeKind = { resolve: 1 } as const;
+export const RESOLVE_UNDO_GRACE_MS = 60_000;
+
+const silentMention = (u: UserRecord) => `@_**${u.full_name}|${u.id}**`;
+const topicLink = (channel: string, topic: string) => `#**${channel}>${topic}**`;
+
+export async function sendNotice(
+  realm: RealmHandle,
+  channelId: number,
+  topic: string,
+  content: string,
+  o: { readFor?: number; kind?: number } = {},
+): Promise<number> {
+  const botId = await realm.ask('bot.notificationBot', null);
+  const state = realm.state;
+  const bot = state.user(botId)!;
+  const channel = state.channels.get(channelId)!;
+  const data = renderData(realm.state);
+  const r = renderMarkdown(content, realmMarkdownContext(state, data, bot));
+  const { id } = await realm.conversations.ask({ kind: 'channel', channelId }, 'send', {
+    senderId: botId,
+    channel: { id: channelId, topic, isPublic: !channel.invite_only },
+    content,
+    rendered: { html: r.html, hasLink: r.hasLink, hasImage: r.hasImage, hasAttachment: r.hasAttachment, uploadPathIds: r.uploadPathIds },
+    isMeMessage: isMeMessage(content, r.html),
+    mentionedUserIds: [],
+    streamWildcard: false,
+    topicWildcard: false,
+    readBySender: true,
+    client: 'Internal',
+    linkifiers: data.linkifiers,
+    readFor: o.readFor,
+    kind: o.kind,
+  });
+  return id;
+}
+
+/** After a resolve or unresolve: the notice, or the removal of the one just sent. */
+export async function noticeResolve(realm: RealmHandle, editor: UserRecord, channelId: number, topic: string, resolved: boolean): Promise<void> {
+  const last = await lastTopicMessage(realm.services.db, channelId, topic);
+  if (last && last.kind === NoticeKind.resolve && realm.services.clock.now() - last.date_sent < RESOLVE_UNDO_GRACE_MS) {
+    await realm.conversations.ask({ kind: 'channel', channelId }, 'delete', { messageId: last.id });
+    return;
+  }
+  const text = `${silentMention(editor)} has marked this topic as ${resolved ? 'resolved' : 'unresolved'}.`;
+  await sendNotice(realm, channelId, topic, text, { readFor: editor.id, kind: NoticeKind.resolve });
+}
+
+export interface MoveNotice {
+  readonly editor: UserRecord;
+  readonly fromChannelId: number;
+  readonly fromTopic: string;
+  readonly toChannelId: number;
+  readonly toTopic: string;
+  readonly movedIds: readonly number[];
+  readonly movedAll: boolean;
+  /** The destination had messages (that the editor can see) before the move. */
+  readonly destinationHadMessages: boolean;
+  readonly toOld: boolean;
+  readonly toNew: boolean;
+}
+
+export async function noticeMove(realm: RealmHandle, n: MoveNotice): Promise<void> {
+  const state = realm.state;
+  const from = state.channels.get(n.fromChannelId)!;
+  const to = state.channels.get(n.toChannelId)!;
+  const who = silentMention(n.editor);
+  const count = n.movedIds.length;
+  const oldPlace = topicLink(from.name, n.fromTopic);
+  const newPlace = topicLink(to.name, n.toTopic);
+  if (n.toNew) {
+    let text: string;
+    if (n.movedAll && !n.destinationHadMessages) text = `This topic was moved here from ${oldPlace} by ${who}.`;
+    else if (count === 1) text = `[A message](${messageNarrowUrl(to.id, to.name, n.toTopic, n.movedIds[0]!)}) was moved here from ${oldPlace} by ${who}.`;
+    else text = `${count} messages were moved here from ${oldPlace} by ${who}.`;
+    await sendNotice(realm, to.id, n.toTopic, text, { readFor: n.editor.id });
+  }
+  if (n.toOld) {
+    let text: string;
+    if (n.movedAll) text = `This topic was moved to ${newPlace} by ${who}.`;
+    else if (count === 1) text = `A message was moved from this topic to ${newPlace} by ${who}.`;
+    else text = `${count} messages were moved from this topic to ${newPlace} by ${who}.`;
+    await sendNotice(realm, from.id, n.fromTopic, text, { readFor: n.editor.id });
+  }
+}

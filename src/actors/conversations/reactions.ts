@@ -1,0 +1,45 @@
+// The react command of a conversation's owner: add or remove one user's emoji reaction, and
+// tell everyone who can see the message.
+import { errors } from '../../domain/errors.js';
+import { reactionEvent } from '../../domain/events/reactions.js';
+import { rowsOf } from '../../store/message-edits.js';
+import { addReaction, ensureHistoricalRow, removeReaction } from '../../store/reactions.js';
+import { activeSubscribers } from '../realm/channel-view.js';
+import type { ConversationContext } from './conversations.js';
+import { lockTarget } from './edit.js';
+
+export interface ReactInput {
+  readonly op: 'add' | 'remove';
+  readonly userId: number;
+  readonly messageId: number;
+  readonly emojiName: string;
+  readonly emojiCode: string;
+  readonly reactionType: 'unicode_emoji' | 'realm_emoji' | 'service_extra_emoji';
+}
+
+export async function react(ctx: ConversationContext, input: ReactInput): Promise<void> {
+  const now = ctx.services.clock.now();
+  await ctx.write(async (tx, emit) => {
+    const state = ctx.realm.state;
+    const row = await lockTarget(ctx, tx, input.messageId);
+    const key = { messageId: row.id, userId: input.userId, emojiCode: input.emojiCode, reactionType: input.reactionType };
+    let emojiName = input.emojiName;
+    if (input.op === 'add') {
+      if (!(await addReaction(tx, key, input.emojiName, now))) throw errors.reactionExists();
+      await ensureHistoricalRow(tx, input.userId, row.id);
+    } else {
+      const removed = await removeReaction(tx, key);
+      if (removed === null) throw errors.reactionDoesNotExist();
+      emojiName = removed;
+    }
+    const recipients = new Set((await rowsOf(tx, [row.id])).map((r) => r.user_id));
+    const channel = row.channel_id !== null ? state.channels.get(row.channel_id) : undefined;
+    if (channel?.history_public_to_subscribers) for (const u of activeSubscribers(state, channel.id)) recipients.add(u);
+    emit(
+      reactionEvent.build(
+        { op: input.op, message_id: row.id, user_id: input.userId, emoji_name: emojiName, emoji_code: input.emojiCode, reaction_type: input.reactionType },
+        { userIds: [...recipients] },
+      ),
+    );
+  });
+}

@@ -1,0 +1,12 @@
+// The commands of the owners of users' personal message data, one line per module.
+import { addAttachment, removeAttachment } from './attachments.js';
+import { markRead, updateFlags } from './flags.js';
+import { setUserTopicPolicy } from './user-topics.js';
+
+export const userDataCommands = {
+  'userTopic.set': setUserTopicPolicy,
+  'flags.update': updateFlags,
+  'flags.markRead': markRead,
+  'attachment.add': addAttachment,
+  'attachment.remove': removeAttachment,
+};

@@ -1,0 +1,169 @@
+// Messages: POST /messages (send, with Idempotency-Key), GET /messages (narrows and anchors),
+// GET /messages/{id}, POST /messages/render.
+import { z } from 'zod';
+import type { ChannelRecord } from '../../actors/realm/channel-index.js';
+import { realmMarkdownContext, renderData, type RenderData } from '../../actors/realm/markdown-context.js';
+import type { UserRecord } from '../../actors/realm/state.js';
+import {
+  checkCanSendToChannel,
+  checkDmPermission,
+  checkMentions,
+  checkTopicCreation,
+  checkTopicForChannel,
+  clientName,
+  defaultReadBySender,
+  dmKeyFor,
+  parseChannelTo,
+  parseDmTo,
+  resolveChannel,
+  resolveDmRecipients,
+} from '../../actors/conversations/send-rules.js';
+import { errors } from '../../domain/errors.js';
+import { renderMarkdown, type RenderResult } from '../../domain/markdown/index.js';
+import { isMeMessage, normalizeContent } from '../../domain/message-rules.js';
+import { checkNarrow, messageNarrowSchema } from '../../domain/narrow.js';
+import { topicFromParam } from '../../domain/topic-names.js';
+import { searchIds } from '../../store/message-search.js';
+import { userEndpoint, type UserContext } from '../endpoint.js';
+import { p } from '../params.js';
+import { accessibleMessage, anchorParam, fetchWindow, resolveNarrow, shapeFound } from '../views/message-fetch.js';
+
+const MAX_MESSAGES_PER_FETCH = 5000;
+const IDEMPOTENCY_KEY_MAX = 255;
+
+export function renderFor(ctx: UserContext, data: RenderData, content: string): RenderResult {
+  return renderMarkdown(content, realmMarkdownContext(ctx.realm.state, data, ctx.user));
+}
+
+const sendParams = z.object({
+  type: p.enum(['direct', 'private', 'stream', 'channel']),
+  to: p.string(),
+  content: p.string(),
+  topic: p.string().optional(),
+  subject: p.string().optional(),
+  queue_id: p.string().optional(),
+  local_id: p.string().optional(),
+  read_by_sender: p.bool().optional(),
+});
+
+export const sendMessage = userEndpoint(sendParams, async (ctx, q) => {
+  const { realm, user } = ctx;
+  const state = realm.state;
+  const db = ctx.app.db;
+  const key = ctx.headers['idempotency-key'];
+  if (key !== undefined && (key.length === 0 || key.length > IDEMPOTENCY_KEY_MAX)) throw errors.badRequest('Invalid Idempotency-Key header');
+  if (q.queue_id !== undefined && q.local_id === undefined) throw errors.missingArgument('local_id');
+  const content = normalizeContent(q.content);
+  const client = clientName(ctx.headers['user-agent']);
+  const data = renderData(realm.state);
+  const rendered = renderFor(ctx, data, content);
+  const common = {
+    senderId: user.id,
+    content,
+    rendered: {
+      html: rendered.html,
+      hasLink: rendered.hasLink,
+      hasImage: rendered.hasImage,
+      hasAttachment: rendered.hasAttachment,
+      uploadPathIds: rendered.uploadPathIds,
+    },
+    isMeMessage: isMeMessage(content, rendered.html),
+    streamWildcard: rendered.streamWildcard,
+    topicWildcard: rendered.topicWildcard,
+    readBySender: q.read_by_sender ?? defaultReadBySender(client),
+    client,
+    idempotencyKey: key,
+    local: q.queue_id !== undefined ? { queue_id: q.queue_id, local_id: q.local_id! } : undefined,
+    linkifiers: data.linkifiers,
+  };
+  if (q.type === 'stream' || q.type === 'channel') {
+    const rawTopic = q.topic ?? q.subject;
+    if (rawTopic === undefined) throw errors.missingTopic();
+    const channel = resolveChannel(state, user, parseChannelTo(q.to));
+    const topic = topicFromParam(rawTopic, state.realm.settings.empty_topic_display_name);
+    checkCanSendToChannel(state, user, channel);
+    checkTopicForChannel(state, channel, topic);
+    await checkTopicCreation(db, state, user, channel, topic);
+    const mentioned = await checkMentions(db, state, user, rendered, { channel, topic });
+    const { id } = await realm.conversations.ask({ kind: 'channel', channelId: channel.id }, 'send', {
+      ...common,
+      channel: { id: channel.id, topic, isPublic: isPublicChannel(channel) },
+      mentionedUserIds: mentioned,
+      streamWildcard: rendered.streamWildcard,
+    });
+    return { id };
+  }
+  const users = resolveDmRecipients(state, user, parseDmTo(q.to));
+  const dmKey = dmKeyFor(users);
+  await checkDmPermission(db, state, user, users, dmKey);
+  const mentioned = await checkMentions(db, state, user, rendered, null);
+  const { id } = await realm.conversations.ask({ kind: 'dm', dmKey }, 'send', {
+    ...common,
+    dm: { key: dmKey, userIds: users.map((u: UserRecord) => u.id) },
+    mentionedUserIds: mentioned,
+    topicWildcard: false,
+  });
+  return { id };
+});
+
+/** Public channels' messages also reach all_public_streams queues. */
+export const isPublicChannel = (c: ChannelRecord) => !c.invite_only;
+
+const fetchParams = z.object({
+  anchor: anchorParam().optional(),
+  include_anchor: p.bool().default('true'),
+  num_before: p.int({ min: 0 }).optional(),
+  num_after: p.int({ min: 0 }).optional(),
+  narrow: p.json(messageNarrowSchema).default('[]'),
+  client_extavatar: p.bool().default('true'),
+  apply_markdown: p.bool().default('true'),
+  use_first_unread_anchor: p.bool().default('false'),
+  message_ids: p.intList().optional(),
+  allow_empty_topic_name: p.bool().default('false'),
+});
+
+export const getMessages = userEndpoint(fetchParams, async (ctx, q) => {
+  const { realm, user } = ctx;
+  const db = ctx.app.db;
+  const query = resolveNarrow(realm, user, checkNarrow(q.narrow));
+  const shape = { applyMarkdown: q.apply_markdown, clientExtavatar: q.client_extavatar, allowEmptyTopicName: q.allow_empty_topic_name };
+  if (q.message_ids !== undefined) {
+    for (const name of ['anchor', 'num_before', 'num_after'] as const) {
+      if (q[name] !== undefined) throw errors.incompatibleParameters([name, 'message_ids']);
+    }
+    const rows = await searchIds(db, query, q.message_ids);
+    return { messages: await shapeFound(realm, rows, shape), history_limited: false };
+  }
+  if (q.num_before === undefined) throw errors.missingArgument('num_before');
+  if (q.num_after === undefined) throw errors.missingArgument('num_after');
+  if (q.num_before + q.num_after > MAX_MESSAGES_PER_FETCH) throw errors.tooManyMessages(MAX_MESSAGES_PER_FETCH);
+  const anchor = q.anchor ?? (q.use_first_unread_anchor ? 'first_unread' : undefined);
+  if (anchor === undefined) throw errors.missingArgument('anchor');
+  const w = await fetchWindow(db, query, { anchor, numBefore: q.num_before, numAfter: q.num_after, includeAnchor: q.include_anchor });
+  return {
+    anchor: w.anchor,
+    found_anchor: w.foundAnchor,
+    found_oldest: w.foundOldest,
+    found_newest: w.foundNewest,
+    history_limited: false,
+    messages: await shapeFound(realm, w.messages, shape),
+  };
+});
+
+export const getMessage = userEndpoint(
+  z.object({ message_id: p.int(), apply_markdown: p.bool().default('true'), allow_empty_topic_name: p.bool().default('false') }),
+  async (ctx, q) => {
+    const { row, flags } = await accessibleMessage(ctx.realm, ctx.user, q.message_id);
+    const [message] = await shapeFound(ctx.realm, [{ ...row, flags, match_content: null, match_subject: null }], {
+      applyMarkdown: q.apply_markdown,
+      clientExtavatar: true,
+      allowEmptyTopicName: q.allow_empty_topic_name,
+    });
+    return { message: message!, raw_content: row.content };
+  },
+);
+
+export const renderMessage = userEndpoint(z.object({ content: p.string() }), async (ctx, q) => {
+  const data = renderData(ctx.realm.state);
+  return { rendered: renderFor(ctx, data, q.content).html };
+});

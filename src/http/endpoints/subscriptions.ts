@@ -1,0 +1,126 @@
+// Subscriptions: GET/POST/DELETE /users/me/subscriptions (subscribing creates missing channels),
+// PATCH /users/me/subscriptions/{stream_id} (one setting, endpoint 12) and
+// POST /users/me/subscriptions/properties (several).
+import { z } from 'zod';
+import type { GroupSettingInput } from '../../actors/realm/group-settings.js';
+import type { RealmState } from '../../actors/realm/state.js';
+import { CHANNEL_GROUP_SETTINGS, TOPICS_POLICIES, type ChannelGroupSetting } from '../../domain/channels.js';
+import { errors } from '../../domain/errors.js';
+import { userEndpoint } from '../endpoint.js';
+import { j, p } from '../params.js';
+import { gatherSubscriptions } from '../views/subscriptions.js';
+import { retentionDays } from './channels.js';
+
+const principalsParam = () => p.json(z.union([z.array(j.int()), z.array(z.string())]));
+
+/** Principals (ids or API emails) as active user ids; anything else is refused as a whole. */
+export function resolvePrincipals(state: RealmState, principals: ReadonlyArray<number | string>): number[] {
+  return principals.map((pr) => {
+    const u = typeof pr === 'number' ? state.user(pr) : state.userByEmail(pr);
+    if (!u || !u.is_active) throw errors.invalidPrincipal(pr);
+    return u.id;
+  });
+}
+
+export const getSubscriptions = userEndpoint(
+  z.object({ include_subscribers: p.enum(['true', 'false', 'partial']).default('false') }),
+  async (ctx, q) => {
+    const lists = await gatherSubscriptions(ctx.realm, ctx.user, {
+      includeSubscribers: q.include_subscribers,
+      includeArchived: true,
+      notificationSettingsNull: true,
+      nowMs: ctx.app.clock.now(),
+    });
+    return { subscriptions: lists.subscriptions };
+  },
+);
+
+const subscribeShape = {
+  subscriptions: p.json(z.array(z.object({ name: z.string(), description: z.string().optional() }))),
+  principals: principalsParam().optional(),
+  authorization_errors_fatal: p.bool().default('true'),
+  announce: p.bool().default('false'),
+  invite_only: p.bool().default('false'),
+  is_web_public: p.bool().default('false'),
+  is_default_stream: p.bool().default('false'),
+  history_public_to_subscribers: p.bool().optional(),
+  message_retention_days: retentionDays().optional(),
+  topics_policy: p.enum(TOPICS_POLICIES).optional(),
+  folder_id: p.int().optional(),
+  send_new_subscription_messages: p.bool().default('true'),
+  ...(Object.fromEntries(CHANNEL_GROUP_SETTINGS.map((s) => [s, p.json(j.groupSetting).optional()])) as Record<
+    ChannelGroupSetting,
+    z.ZodOptional<ReturnType<typeof p.json<ReturnType<() => typeof j.groupSetting>>>>
+  >),
+};
+
+export const subscribe = userEndpoint(z.object(subscribeShape), async (ctx, q) => {
+  const state = ctx.realm.state;
+  const groupSettings: Partial<Record<ChannelGroupSetting, GroupSettingInput>> = {};
+  for (const s of CHANNEL_GROUP_SETTINGS) if (q[s] !== undefined) groupSettings[s] = q[s];
+  const inviteOnly = q.invite_only;
+  const result = await ctx.realm.ask('subscription.subscribe', {
+    actorId: ctx.user.id,
+    channels: q.subscriptions,
+    principals: q.principals === undefined ? null : resolvePrincipals(state, q.principals),
+    authorizationErrorsFatal: q.authorization_errors_fatal,
+    creation: {
+      kind: {
+        inviteOnly,
+        isWebPublic: q.is_web_public,
+        historyPublic: inviteOnly ? (q.history_public_to_subscribers ?? false) : true,
+        isDefault: q.is_default_stream,
+        messageRetentionDays: q.message_retention_days,
+      },
+      topicsPolicy: q.topics_policy,
+      folderId: q.folder_id ?? null,
+      groupSettings,
+    },
+  });
+  return { ...result };
+});
+
+export const unsubscribe = userEndpoint(
+  z.object({ subscriptions: p.json(z.array(z.string())), principals: principalsParam().optional() }),
+  async (ctx, q) => ({
+    ...(await ctx.realm.ask('subscription.unsubscribe', {
+      actorId: ctx.user.id,
+      names: q.subscriptions,
+      principals: q.principals === undefined ? null : resolvePrincipals(ctx.realm.state, q.principals),
+    })),
+  }),
+);
+
+/** `value` of endpoint 12 arrives as text: booleans as "true"/"false", colours as they are. */
+function propertyValue(property: string, raw: string): unknown {
+  if (property === 'color') return raw;
+  if (raw === 'true') return true;
+  if (raw === 'false') return false;
+  return raw;
+}
+
+export const updateSubscription = userEndpoint(
+  z.object({ stream_id: p.int(), property: p.string(), value: p.string() }),
+  async (ctx, q) => {
+    await ctx.realm.ask('subscription.setProperties', {
+      userId: ctx.user.id,
+      changes: [{ channelId: q.stream_id, property: q.property, value: propertyValue(q.property, q.value) }],
+    });
+    return {};
+  },
+);
+
+export const updateSubscriptionProperties = userEndpoint(
+  z.object({
+    subscription_data: p.json(
+      z.array(z.object({ stream_id: j.int(), property: z.string(), value: z.union([z.boolean(), z.string()]) })),
+    ),
+  }),
+  async (ctx, q) => {
+    await ctx.realm.ask('subscription.setProperties', {
+      userId: ctx.user.id,
+      changes: q.subscription_data.map((d) => ({ channelId: d.stream_id, property: d.property, value: d.value })),
+    });
+    return { subscription_data: q.subscription_data };
+  },
+);

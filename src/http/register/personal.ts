@@ -1,0 +1,49 @@
+// A user's own data in POST /register (alert_words, saved_snippets, navigation_views) and the
+// statuses of everyone (user_status).
+import { formatSnippet } from '../../actors/realm/personal.js';
+import { listAlertWords } from '../../store/alert-words.js';
+import { listViews } from '../../store/navigation-views.js';
+import { listSnippets } from '../../store/saved-snippets.js';
+import { formatStatus } from '../../domain/personal.js';
+import { listStatuses } from '../../store/user-status.js';
+import type { StateProvider } from './state.js';
+
+export const alertWordsState: StateProvider = {
+  types: ['alert_words'],
+  spectators: false,
+  async fetch(ctx) {
+    return { alert_words: await listAlertWords(ctx.app.db, ctx.user!.id) };
+  },
+};
+
+export const userStatusState: StateProvider = {
+  types: ['user_status'],
+  spectators: false,
+  async fetch(ctx) {
+    const state = ctx.realm.state;
+    const byUser = new Map((await listStatuses(ctx.app.db, state.id)).map((s) => [s.user_id, s]));
+    const out: Record<string, Record<string, unknown>> = {};
+    for (const u of state.users.values()) {
+      if (!u.is_active || !state.canAccessUser(ctx.user!.id, u.id)) continue;
+      const s = formatStatus(byUser.get(u.id) ?? null, u.settings.presence_enabled);
+      if (Object.keys(s).length > 0) out[String(u.id)] = s;
+    }
+    return { user_status: out };
+  },
+};
+
+export const savedSnippetsState: StateProvider = {
+  types: ['saved_snippets'],
+  spectators: false,
+  async fetch(ctx) {
+    return { saved_snippets: (await listSnippets(ctx.app.db, ctx.user!.id)).map(formatSnippet) };
+  },
+};
+
+export const navigationViewsState: StateProvider = {
+  types: ['navigation_views'],
+  spectators: false,
+  async fetch(ctx) {
+    return { navigation_views: await listViews(ctx.app.db, ctx.user!.id) };
+  },
+};

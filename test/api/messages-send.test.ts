@@ -1,0 +1,329 @@
+// POST /messages: channel and direct messages, the message object, who may send where (per
+// role), topics, flags from mentions and alert words, idempotent retries, local echo, and the
+// one-event fan-out of a channel message.
+import { sql } from 'slonik';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { z } from 'zod';
+import { assertError, assertSuccess } from '../helpers/assert.js';
+import { drainEvents, expectConsistent, registerState } from '../helpers/consistency.js';
+import { castOf, createChannel, deactivate, ROLE_NAMES, sendDirect, sendToChannel, type Cast } from '../helpers/messaging.js';
+import { startTestServer, type TestRealm, type TestServer, type TestUser } from '../helpers/server.js';
+
+let server: TestServer;
+let realm: TestRealm;
+let cast: Cast;
+
+const MESSAGE_TYPES = ['message', 'update_message_flags', 'recent_private_conversations', 'subscription', 'realm_user'];
+
+async function fetchOne(u: TestUser, id: number, params: Record<string, unknown> = {}) {
+  return assertSuccess(await u.get(`/api/v1/messages/${id}`, params as never)).message;
+}
+
+const send = suite('sending');
+send.before(async () => {
+  server = await startTestServer();
+  realm = await server.createRealm();
+  cast = await castOf(realm);
+  await createChannel(cast.owner, 'general', { others: [cast.admin, cast.moderator, cast.member, cast.guest, cast.bot] });
+});
+
+send('a channel message, by name or id, and its shape', async () => {
+  const { member, owner } = cast;
+  const channelId = realm.handle.state.channels.byName('general')!.id;
+  const id = await sendToChannel(member, 'general', 'greetings', 'Hello **world**');
+  const byId = await sendToChannel(member, channelId, 'greetings', 'again');
+  const quoted = await sendToChannel(member, JSON.stringify('general'), 'greetings', 'and again');
+  assert.ok(id < byId && byId < quoted);
+  const m = await fetchOne(owner, id);
+  assert.is(m.id, id);
+  assert.is(m.sender_id, member.id);
+  assert.is(m.sender_email, member.email);
+  assert.is(m.sender_full_name, 'Mel Member');
+  assert.is(m.sender_realm_str, realm.host.split('.')[0]);
+  assert.is(m.type, 'stream');
+  assert.is(m.stream_id, channelId);
+  assert.is(m.display_recipient, 'general');
+  assert.is(m.subject, 'greetings');
+  assert.equal(m.topic_links, []);
+  assert.equal(m.reactions, []);
+  assert.equal(m.submessages, []);
+  assert.is(m.is_me_message, false);
+  assert.is(m.client, 'API');
+  assert.is(m.content, '<p>Hello <strong>world</strong></p>');
+  assert.is(m.content_type, 'text/html');
+  assert.is(m.recipient_id, channelId);
+  assert.is(m.avatar_url, null);
+  assert.type(m.timestamp, 'number');
+  assert.not.ok('last_edit_timestamp' in m);
+  assert.equal(m.flags, []);
+  const raw = await fetchOne(owner, id, { apply_markdown: false });
+  assert.is(raw.content, 'Hello **world**');
+  assert.is(raw.content_type, 'text/x-markdown');
+  assert.equal((await fetchOne(member, id)).flags, [], 'API clients leave their own messages unread');
+});
+
+send('direct messages: by ids or emails, groups, notes to self', async () => {
+  const { member, owner, admin } = cast;
+  const a = await sendDirect(member, [owner], 'hi');
+  const back = await sendDirect(owner, [member], 'hi back');
+  const m = await fetchOne(owner, a);
+  assert.is(m.type, 'private');
+  assert.not.ok('stream_id' in m);
+  assert.is(m.subject, '');
+  assert.equal(
+    m.display_recipient.map((r: { id: number }) => r.id),
+    [owner.id, member.id].sort((x, y) => x - y),
+  );
+  assert.equal(Object.keys(m.display_recipient[0]).sort(), ['email', 'full_name', 'id', 'is_mirror_dummy']);
+  assert.is((await fetchOne(member, back)).recipient_id, m.recipient_id, 'both directions share a recipient id');
+  const byEmail = assertSuccess(await member.post('/api/v1/messages', { type: 'private', to: JSON.stringify([owner.email, admin.email]), content: 'group' }));
+  const group = await fetchOne(admin, byEmail.id);
+  assert.is(group.display_recipient.length, 3);
+  const commaList = assertSuccess(await member.post('/api/v1/messages', { type: 'direct', to: `${owner.email}, ${admin.email}`, content: 'again' }));
+  assert.is((await fetchOne(owner, commaList.id)).recipient_id, group.recipient_id);
+  const self = await sendDirect(member, [member], 'note');
+  assert.equal((await fetchOne(member, self)).display_recipient.map((r: { id: number }) => r.id), [member.id]);
+  assertError(await owner.get(`/api/v1/messages/${self}`), 'Invalid message(s)');
+});
+
+send('refusals: recipients, channels, content, topics', async () => {
+  const { member, owner } = cast;
+  const post = (params: Record<string, unknown>) => member.post('/api/v1/messages', params as never);
+  assertError(await post({ type: 'stream', to: 'nowhere', topic: 't', content: 'x' }), "Channel 'nowhere' does not exist", 400, 'STREAM_DOES_NOT_EXIST');
+  const noId = assertError(await post({ type: 'stream', to: '999999', topic: 't', content: 'x' }), "Channel with ID '999999' does not exist", 400, 'STREAM_DOES_NOT_EXIST');
+  assert.is(noId.stream_id, 999999);
+  await createChannel(owner, 'secret', { invite_only: true });
+  assertError(await post({ type: 'stream', to: 'secret', topic: 't', content: 'x' }), "Channel 'secret' does not exist", 400, 'STREAM_DOES_NOT_EXIST');
+  assertError(await cast.admin.post('/api/v1/messages', { type: 'stream', to: 'secret', topic: 't', content: 'x' }), "Not authorized to send to channel 'secret'");
+  assertError(await post({ type: 'stream', to: 'general', content: 'x' }), 'Missing topic');
+  assertError(await post({ type: 'stream', to: 'general', topic: 't', content: '  \n ' }), 'Message must not be empty');
+  assertError(await post({ type: 'stream', to: 'general', topic: 't', content: 'a\u0000b' }), 'Message must not contain null bytes');
+  assertError(await post({ type: 'stream', to: 'general', topic: 'bad\u0007', content: 'x' }), 'Invalid character in topic, at position 4!');
+  assertError(await post({ type: 'direct', to: [999999], content: 'x' }), 'Invalid user ID: 999999');
+  assertError(await post({ type: 'direct', to: ['nobody@example.com'], content: 'x' }), "Invalid email 'nobody@example.com'");
+  assertError(await post({ type: 'direct', to: [], content: 'x' }), 'Message must have recipients');
+  assertError(await post({ type: 'smoke', to: 'general', content: 'x' }), 'Invalid type');
+  assertError(await post({ type: 'stream', to: 'general', topic: 't' }), "Missing 'content' argument");
+  const gone = await realm.createUser({ name: 'Gone Soon' });
+  await deactivate(gone);
+  assertError(await post({ type: 'direct', to: [gone.id], content: 'x' }), `'${gone.email}' is no longer using this organization.`);
+});
+
+send('long content and topics are cut, not refused', async () => {
+  const { member, owner } = cast;
+  const id = await sendToChannel(member, 'general', 't'.repeat(80), 'y'.repeat(10_050), { apply_markdown: false } as never);
+  const m = await fetchOne(owner, id, { apply_markdown: false });
+  assert.is(m.subject, 't'.repeat(57) + '...');
+  assert.is([...m.content].length, 10_000);
+  assert.ok(m.content.endsWith('\n[message truncated]'));
+});
+
+send('topics: the empty topic, its display name, and channel topic policies', async () => {
+  const { owner, member } = cast;
+  const id = await sendToChannel(member, 'general', '', 'empty topic');
+  assert.is((await fetchOne(owner, id)).subject, 'general chat');
+  assert.is((await fetchOne(owner, id, { allow_empty_topic_name: true })).subject, '');
+  const viaName = await sendToChannel(member, 'general', 'general chat', 'same topic');
+  assert.is((await fetchOne(owner, viaName, { allow_empty_topic_name: true })).subject, '');
+  const legacy = await sendToChannel(member, 'general', '(no topic)', 'same again');
+  assert.is((await fetchOne(owner, legacy, { allow_empty_topic_name: true })).subject, '');
+  const strict = await createChannel(owner, 'strict', { others: [member] });
+  assertSuccess(await owner.patch(`/api/v1/streams/${strict}`, { topics_policy: 'disable_empty_topic' }));
+  assertError(
+    await member.post('/api/v1/messages', { type: 'stream', to: 'strict', topic: '', content: 'x' }),
+    'Sending messages to the general chat topic is not allowed in this channel.',
+    400,
+    'TOPIC_REQUIRED',
+  );
+  const chat = await createChannel(owner, 'chat-only', { others: [member], topics_policy: 'empty_topic_only' });
+  assertError(
+    await member.post('/api/v1/messages', { type: 'stream', to: 'chat-only', topic: 'named', content: 'x' }),
+    'Only the general chat topic is allowed in this channel.',
+    400,
+    'TOPICS_NOT_ALLOWED',
+  );
+  assert.type(await sendToChannel(member, chat, '', 'fine'), 'number');
+});
+
+send('who may send to which channel', async () => {
+  const { owner } = cast;
+  await createChannel(owner, 'open');
+  await createChannel(owner, 'members-priv', { invite_only: true, others: [cast.member, cast.guest] });
+  // Public channel, not subscribed: everyone but guests. Private: subscribers only.
+  const expectOpen: Record<string, boolean> = { owner: true, admin: true, moderator: true, member: true, guest: false, bot: true };
+  const expectPriv: Record<string, boolean> = { owner: true, admin: false, moderator: false, member: true, guest: true, bot: true };
+  for (const role of ROLE_NAMES) {
+    const u = cast[role];
+    const open = await u.post('/api/v1/messages', { type: 'stream', to: 'open', topic: 't', content: 'x' });
+    if (expectOpen[role]) assertSuccess(open);
+    else assertError(open, "Channel 'open' does not exist", 400, 'STREAM_DOES_NOT_EXIST');
+    const priv = await u.post('/api/v1/messages', { type: 'stream', to: 'members-priv', topic: 't', content: 'x' });
+    if (expectPriv[role]) assertSuccess(priv);
+    else assertError(priv, role === 'admin' ? "Not authorized to send to channel 'members-priv'" : "Channel 'members-priv' does not exist");
+  }
+  // can_send_message_group, with the bot sending on its owner's right.
+  const id = realm.handle.state.channels.byName('open')!.id;
+  assertSuccess(await owner.patch(`/api/v1/streams/${id}`, { can_send_message_group: { new: { direct_members: [owner.id, cast.member.id], direct_subgroups: [] } } }));
+  assertError(await cast.admin.post('/api/v1/messages', { type: 'stream', to: 'open', topic: 't', content: 'x' }), 'You do not have permission to post in this channel.');
+  assertSuccess(await cast.bot.post('/api/v1/messages', { type: 'stream', to: 'open', topic: 't', content: 'x' }));
+  // Archived channels take no messages.
+  assertSuccess(await owner.delete(`/api/v1/streams/${id}`));
+  assertError(await owner.post('/api/v1/messages', { type: 'stream', to: 'open', topic: 't', content: 'x' }), "Not authorized to send to channel 'open'");
+  // Deactivated users cannot authenticate at all.
+  const gone = await realm.createUser({ name: 'Deactivated Sender' });
+  await deactivate(gone);
+  assertError(await gone.post('/api/v1/messages', { type: 'stream', to: 'general', topic: 't', content: 'x' }), 'Account is deactivated', 401);
+});
+
+send('can_create_topic_group limits new topics, not existing ones', async () => {
+  const { owner, member, bot } = cast;
+  const id = await createChannel(owner, 'topics', { others: [member, bot] });
+  await sendToChannel(owner, 'topics', 'existing', 'x');
+  assertSuccess(await owner.patch(`/api/v1/streams/${id}`, { can_create_topic_group: { new: realm.handle.state.systemGroupId('role:administrators') } }));
+  assertError(await member.post('/api/v1/messages', { type: 'stream', to: 'topics', topic: 'fresh', content: 'x' }), 'You do not have permission to create new topics in this channel.');
+  assert.type(await sendToChannel(member, 'topics', 'EXISTING', 'x'), 'number');
+  assert.type(await sendToChannel(owner, 'topics', 'fresh', 'x'), 'number');
+});
+
+const flags = suite('flags of a new message');
+
+flags('mentions, silent mentions, group and wildcard mentions, alert words, read_by_sender', async () => {
+  const { owner, member, admin, moderator } = cast;
+  const flagsOf = async (u: TestUser, id: number) => (await fetchOne(u, id)).flags as string[];
+  const direct = await sendToChannel(owner, 'general', 'm', `Hi @**${'Mel Member'}**`);
+  assert.equal(await flagsOf(member, direct), ['mentioned']);
+  assert.equal(await flagsOf(admin, direct), []);
+  const silent = await sendToChannel(owner, 'general', 'm', 'Hi @_**Mel Member**');
+  assert.equal(await flagsOf(member, silent), []);
+  const wildcard = await sendToChannel(owner, 'general', 'm', 'Hey @**all**');
+  assert.equal(await flagsOf(member, wildcard), ['stream_wildcard_mentioned', 'wildcard_mentioned']);
+  const topicWildcard = await sendToChannel(owner, 'general', 'm', 'Topic folks @**topic**');
+  assert.equal(await flagsOf(owner, topicWildcard), ['topic_wildcard_mentioned', 'wildcard_mentioned']);
+  assert.equal(await flagsOf(moderator, topicWildcard), [], 'not a participant of the topic');
+  const mods = realm.handle.state.systemGroupId('role:moderators');
+  const group = [...realm.handle.state.groups.values()].find((g) => g.id === mods)!;
+  const byGroup = await sendToChannel(owner, 'general', 'm', `Calling @*${group.name}*`);
+  assert.equal(await flagsOf(moderator, byGroup), ['mentioned']);
+  assert.equal(await flagsOf(member, byGroup), []);
+  await server.app.db.query(sql.unsafe`INSERT INTO alert_words (user_id, word) VALUES (${member.id}, 'pizza')`);
+  const alerted = await sendToChannel(owner, 'general', 'm', 'Who wants PIZZA?');
+  assert.equal(await flagsOf(member, alerted), ['has_alert_word']);
+  const inCode = await sendToChannel(owner, 'general', 'm', '`pizza`');
+  assert.equal(await flagsOf(member, inCode), []);
+  const read = await sendToChannel(member, 'general', 'm', 'mine', { read_by_sender: true });
+  assert.equal(await flagsOf(member, read), ['read']);
+  const browser = assertSuccess(
+    await member.post('/api/v1/messages', { type: 'stream', to: 'general', topic: 'm', content: 'x' }, { headers: { 'User-Agent': 'website/1.0' } }),
+  );
+  const shown = await fetchOne(member, browser.id);
+  assert.equal(shown.flags, ['read']);
+  assert.is(shown.client, 'website');
+});
+
+flags('wildcard mentions in busy channels need can_mention_many_users_group', async () => {
+  const { owner, member } = cast;
+  const crowd: TestUser[] = [];
+  for (let i = 0; i < 16; i++) crowd.push(await realm.createUser({ name: `Crowd ${i}` }));
+  await createChannel(owner, 'busy', { others: [member, ...crowd] });
+  assertError(
+    await member.post('/api/v1/messages', { type: 'stream', to: 'busy', topic: 't', content: '@**all** hi' }),
+    'You do not have permission to use channel wildcard mentions in this channel.',
+    400,
+    'STREAM_WILDCARD_MENTION_NOT_ALLOWED',
+  );
+  assert.type(await sendToChannel(member, 'busy', 't', '@_**all** silently'), 'number');
+  assert.type(await sendToChannel(owner, 'busy', 't', '@**everyone** hi'), 'number');
+  for (const u of crowd) await sendToChannel(u, 'busy', 'crowded', 'me too');
+  assertError(
+    await member.post('/api/v1/messages', { type: 'stream', to: 'busy', topic: 'crowded', content: '@**topic** hi' }),
+    'You do not have permission to use topic wildcard mentions in this topic.',
+    400,
+    'TOPIC_WILDCARD_MENTION_NOT_ALLOWED',
+  );
+});
+
+const delivery = suite('delivery');
+
+delivery('Idempotency-Key: a retried send is stored once', async () => {
+  const { member } = cast;
+  const { queue_id } = await registerState(member, { types: ['message'] });
+  const headers = { 'Idempotency-Key': 'retry-1' };
+  const params = { type: 'stream', to: 'general', topic: 'idem', content: 'once' };
+  const [a, b] = await Promise.all([member.post('/api/v1/messages', params, { headers }), member.post('/api/v1/messages', params, { headers })]);
+  const c = await member.post('/api/v1/messages', params, { headers });
+  assert.is(assertSuccess(a).id, assertSuccess(b).id);
+  assert.is(assertSuccess(c).id, assertSuccess(a).id);
+  const stored = await server.app.db.oneFirst(sql.type(z.object({ n: z.number() }))`
+    SELECT count(*)::int AS n FROM messages WHERE topic = 'idem'`);
+  assert.is(stored, 1);
+  const events = await drainEvents(member, queue_id);
+  assert.is(events.filter((e) => e.type === 'message').length, 1);
+  const other = assertSuccess(await member.post('/api/v1/messages', params, { headers: { 'Idempotency-Key': 'retry-2' } }));
+  assert.is.not(other.id, assertSuccess(a).id);
+});
+
+delivery('local echo: the sending queue gets its local id back', async () => {
+  const { member, owner } = cast;
+  const mine = await registerState(member, { types: ['message'] });
+  const theirs = await registerState(owner, { types: ['message'] });
+  const id = await sendToChannel(member, 'general', 'echo', 'x', { queue_id: mine.queue_id, local_id: '42.01' });
+  const [event] = (await drainEvents(member, mine.queue_id)).filter((e) => e.type === 'message');
+  assert.is(event!.message.id, id);
+  assert.is(event!.local_message_id, '42.01');
+  const [seen] = (await drainEvents(owner, theirs.queue_id)).filter((e) => e.type === 'message');
+  assert.not.ok('local_message_id' in seen!);
+  assertError(await member.post('/api/v1/messages', { type: 'stream', to: 'general', topic: 'e', content: 'x', queue_id: mine.queue_id }), "Missing 'local_id' argument");
+});
+
+delivery('events keep registered state consistent', async () => {
+  const { member, owner, admin } = cast;
+  for (const observer of [member, owner]) {
+    await expectConsistent(observer, () => sendToChannel(member, 'general', 'consistent', `to @**${'Olivia Owner'}**`), { types: MESSAGE_TYPES });
+    await expectConsistent(observer, () => sendDirect(member, [owner], 'dm'), { types: MESSAGE_TYPES });
+    await expectConsistent(observer, () => sendDirect(member, [owner, admin], 'group dm @**all**'), { types: MESSAGE_TYPES });
+  }
+  const newChannel = await createChannel(owner, 'fresh-channel', { others: [member] });
+  await expectConsistent(member, () => sendToChannel(owner, newChannel, 'first', 'the first message'), { types: ['message', 'subscription', 'stream'] });
+  await expectConsistent(member, () => sendToChannel(owner, 'general', '', 'empty topic'), {
+    types: MESSAGE_TYPES,
+    registerParams: { client_capabilities: { empty_topic_name: true } },
+  });
+});
+
+delivery('a channel message is one event for every subscriber, with per-user flags only where they differ', async () => {
+  const { owner } = cast;
+  const crowd: TestUser[] = [];
+  for (let i = 0; i < 60; i++) crowd.push(await realm.createUser({ name: `Listener ${i}` }));
+  const channelId = await createChannel(owner, 'broadcast', { others: crowd });
+  const id = await sendToChannel(owner, 'broadcast', 'news', `Hello @**Listener 3**`);
+  const rows = await server.app.db.oneFirst(sql.type(z.object({ n: z.number() }))`
+    SELECT count(*)::int AS n FROM user_messages WHERE message_id = ${id}`);
+  assert.is(rows, 61);
+  const ev = await server.app.db.one(sql.type(z.object({ user_ids: z.array(z.number()), per_user: z.record(z.unknown()).nullable(), public_channel_id: z.number().nullable() }))`
+    SELECT user_ids, per_user, public_channel_id FROM events WHERE type = 'message' AND (payload->'message'->>'id')::bigint = ${id}`);
+  assert.is(ev.user_ids.length, 61);
+  assert.equal(Object.keys(ev.per_user ?? {}).map(Number), [crowd[3]!.id]);
+  assert.is(ev.public_channel_id, channelId);
+});
+
+delivery('all_public_streams queues see public channels they are not in', async () => {
+  const { owner, moderator } = cast;
+  await createChannel(owner, 'lonely');
+  await createChannel(owner, 'lonely-private', { invite_only: true });
+  const { queue_id } = await registerState(moderator, { types: ['message'], registerParams: { all_public_streams: true } });
+  const pub = await sendToChannel(owner, 'lonely', 't', 'hi');
+  await sendToChannel(owner, 'lonely-private', 't', 'psst');
+  const ids = (await drainEvents(moderator, queue_id)).filter((e) => e.type === 'message').map((e) => e.message.id);
+  assert.equal(ids, [pub]);
+});
+
+delivery.after(async () => {
+  await server.close();
+});
+
+send.run();
+flags.run();
+delivery.run();
+
+

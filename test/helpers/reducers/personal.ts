@@ -1,0 +1,52 @@
+// Reducers for a user's own data (alert words, saved snippets, navigation views) and statuses.
+import type { Reducer } from './types.js';
+
+const alertWords: Reducer = (state, e) => {
+  if (state.alert_words) state.alert_words = e.alert_words;
+};
+
+const userStatus: Reducer = (state, e) => {
+  if (!state.user_status) return;
+  const key = String(e.user_id);
+  const s: Record<string, unknown> = { ...state.user_status[key] };
+  if ('away' in e) {
+    if (e.away) s.away = true;
+    else delete s.away;
+  }
+  if ('status_text' in e) {
+    if (e.status_text) s.status_text = e.status_text;
+    else delete s.status_text;
+  }
+  if ('emoji_name' in e) {
+    if (e.emoji_name) Object.assign(s, { emoji_name: e.emoji_name, emoji_code: e.emoji_code, reaction_type: e.reaction_type });
+    else for (const k of ['emoji_name', 'emoji_code', 'reaction_type']) delete s[k];
+  }
+  if (Object.keys(s).length === 0) delete state.user_status[key];
+  else state.user_status[key] = s;
+};
+
+const savedSnippets: Reducer = (state, e) => {
+  const list: Array<{ id: number }> | undefined = state.saved_snippets;
+  if (!list) return;
+  const id = e.op === 'remove' ? e.saved_snippet_id : e.saved_snippet.id;
+  const i = list.findIndex((s) => s.id === id);
+  if (e.op === 'remove') list.splice(i, 1);
+  else if (e.op === 'update') list[i] = e.saved_snippet;
+  else list.push(e.saved_snippet);
+};
+
+const navigationView: Reducer = (state, e) => {
+  const list: Array<{ fragment: string }> | undefined = state.navigation_views;
+  if (!list) return;
+  const i = list.findIndex((v) => v.fragment === (e.op === 'add' ? e.navigation_view.fragment : e.fragment));
+  if (e.op === 'remove') list.splice(i, 1);
+  else if (e.op === 'update') list[i] = { ...list[i]!, ...e.data };
+  else list.push(e.navigation_view);
+};
+
+export const personalReducers: Record<string, Reducer> = {
+  alert_words: alertWords,
+  user_status: userStatus,
+  saved_snippets: savedSnippets,
+  navigation_view: navigationView,
+};
