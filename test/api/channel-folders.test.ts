@@ -4,7 +4,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { assertError, assertSuccess } from '../helpers/assert.js';
-import { CAST_ROLES, createCast, type Cast } from '../helpers/cast.js';
+import { castOf, ROLE_NAMES, type Cast } from '../helpers/messaging.js';
 import { expectConsistent } from '../helpers/consistency.js';
 import { startTestServer, type TestRealm, type TestServer } from '../helpers/server.js';
 
@@ -26,7 +26,7 @@ async function folders(includeArchived = true): Promise<Record<string, any>[]> {
 const setup = async () => {
   server ??= await startTestServer();
   realm ??= await server.createRealm();
-  cast ??= await createCast(realm);
+  cast ??= await castOf(realm);
 };
 
 const create = suite('POST /channel_folders/create');
@@ -68,7 +68,7 @@ create('errors: name and description rules', async () => {
 });
 
 create('administrators only, by role', async () => {
-  for (const role of CAST_ROLES) {
+  for (const role of ROLE_NAMES) {
     const res = await cast[role].post('/api/v1/channel_folders/create', { name: `By ${role}`, description: '' });
     if (role === 'owner' || role === 'admin') assertSuccess(res);
     else assertError(res, 'Must be an organization administrator', 400, 'UNAUTHORIZED_PRINCIPAL');
@@ -121,7 +121,7 @@ update('a folder with active channels cannot be archived', async () => {
 
 update('administrators only, by role', async () => {
   const id = await createFolder();
-  for (const role of CAST_ROLES) {
+  for (const role of ROLE_NAMES) {
     const res = await cast[role].patch(`/api/v1/channel_folders/${id}`, { description: `by ${role}` });
     if (role === 'owner' || role === 'admin') assertSuccess(res);
     else assertError(res, 'Must be an organization administrator', 400, 'UNAUTHORIZED_PRINCIPAL');
@@ -147,7 +147,7 @@ order('reorder takes every folder, archived included; event consistent with regi
 });
 
 order('everyone may list folders; register carries them all', async () => {
-  for (const role of CAST_ROLES) assertSuccess(await cast[role].get('/api/v1/channel_folders'));
+  for (const role of ROLE_NAMES) assertSuccess(await cast[role].get('/api/v1/channel_folders'));
   const r = assertSuccess(await cast.guest.post('/api/v1/register', { fetch_event_types: ['channel_folder'] }));
   assert.equal(r.channel_folders.map((f: { id: number }) => f.id), (await folders(true)).map((f) => f.id));
 });

@@ -9,7 +9,8 @@ import { z } from 'zod';
 import { ManualClock } from '../../src/clock.js';
 import { Role } from '../../src/domain/roles.js';
 import { assertError, assertSuccess } from '../helpers/assert.js';
-import { CAST_ROLES, createCast, setRealmGroupSetting, setRealmSetting, systemGroup, type Cast, type CastRole } from '../helpers/cast.js';
+import { castOf, ROLE_NAMES, type Cast, type RoleName } from '../helpers/messaging.js';
+import { systemGroup } from '../helpers/groups.js';
 import { drainEvents, expectConsistent } from '../helpers/consistency.js';
 import { startTestServer, type TestRealm, type TestServer, type TestUser } from '../helpers/server.js';
 
@@ -36,7 +37,7 @@ async function createChannel(name: string, o: { private?: boolean; isDefault?: b
 const setup = async () => {
   server ??= await startTestServer({ clock });
   realm ??= await server.createRealm();
-  cast ??= await createCast(realm);
+  cast ??= await castOf(realm);
 };
 
 const create = suite('POST /invites/multiuse');
@@ -71,7 +72,7 @@ create('invite_expires_in_minutes: a number, or null for never', async () => {
 });
 
 create('who may create links: create_multiuse_invite_group (administrators by default), by role', async () => {
-  const expected: Record<CastRole, string | null> = {
+  const expected: Record<RoleName, string | null> = {
     owner: null,
     admin: null,
     moderator: 'Insufficient permission',
@@ -79,7 +80,7 @@ create('who may create links: create_multiuse_invite_group (administrators by de
     guest: 'Not allowed for guest users',
     bot: 'This endpoint does not accept bot requests.',
   };
-  for (const role of CAST_ROLES) {
+  for (const role of ROLE_NAMES) {
     const res = await invite(cast[role], { invite_as: Role.guest });
     if (expected[role] === null) assertSuccess(res);
     else assertError(res, expected[role]!);
@@ -87,9 +88,9 @@ create('who may create links: create_multiuse_invite_group (administrators by de
 });
 
 create('invited role must be equal or stricter than the caller’s', async () => {
-  await setRealmGroupSetting(realm, 'create_multiuse_invite_group', systemGroup(realm, 'role:members'));
+  await realm.setGroupSetting('create_multiuse_invite_group', 'role:members');
   try {
-    const callers: Array<[CastRole, number]> = [
+    const callers: Array<[RoleName, number]> = [
       ['owner', Role.owner],
       ['admin', Role.administrator],
       ['moderator', Role.moderator],
@@ -103,7 +104,7 @@ create('invited role must be equal or stricter than the caller’s', async () =>
       }
     }
   } finally {
-    await setRealmGroupSetting(realm, 'create_multiuse_invite_group', systemGroup(realm, 'role:administrators'));
+    await realm.setGroupSetting('create_multiuse_invite_group', 'role:administrators');
   }
 });
 
@@ -121,12 +122,12 @@ create('welcome_message_custom_text: administrators only, at most 8000 code poin
     await invite(cast.admin, { welcome_message_custom_text: 'x'.repeat(8001) }),
     'welcome_message_custom_text is too long (limit: 8000 characters)',
   );
-  await setRealmGroupSetting(realm, 'create_multiuse_invite_group', systemGroup(realm, 'role:moderators'));
+  await realm.setGroupSetting('create_multiuse_invite_group', 'role:moderators');
   try {
     const fromModerator = assertSuccess(await invite(cast.moderator, { welcome_message_custom_text: 'Hi' })).invite_link;
     assert.is(await textOf(fromModerator), null);
   } finally {
-    await setRealmGroupSetting(realm, 'create_multiuse_invite_group', systemGroup(realm, 'role:administrators'));
+    await realm.setGroupSetting('create_multiuse_invite_group', 'role:administrators');
   }
 });
 
@@ -136,13 +137,13 @@ create('stream_ids: each must exist and be visible; naming any needs permission 
   assertError(await invite(cast.admin, { stream_ids: [999999] }), 'Invalid channel ID 999999. No invites were sent.');
   assertError(await invite(cast.admin, { stream_ids: [open, secret] }), `Invalid channel ID ${secret}. No invites were sent.`);
   assertSuccess(await invite(cast.owner, { stream_ids: [open, secret] }));
-  await setRealmGroupSetting(realm, 'can_add_subscribers_group', systemGroup(realm, 'role:owners'));
+  await realm.setGroupSetting('can_add_subscribers_group', 'role:owners');
   try {
     assertError(await invite(cast.admin, { stream_ids: [open] }), 'You do not have permission to subscribe other users to channels.');
     // Default channels can always be included through the flag.
     assertSuccess(await invite(cast.admin, { stream_ids: [], include_realm_default_subscriptions: true }));
   } finally {
-    await setRealmGroupSetting(realm, 'can_add_subscribers_group', systemGroup(realm, 'role:members'));
+    await realm.setGroupSetting('can_add_subscribers_group', 'role:members');
   }
   assertError(await invite(cast.admin, { stream_ids: ['x'] }), 'stream_ids[0] is not an integer');
 });
@@ -159,7 +160,7 @@ create('group_ids: the inviter must be allowed to add members', async () => {
 });
 
 create('invites_changed reaches administrators and the inviter', async () => {
-  await setRealmGroupSetting(realm, 'create_multiuse_invite_group', systemGroup(realm, 'role:members'));
+  await realm.setGroupSetting('create_multiuse_invite_group', 'role:members');
   try {
     const events = await expectConsistent(cast.admin, async () => assertSuccess(await invite(cast.member)), { types: ['invites_changed'] });
     assert.equal(events.map((e) => e.type), ['invites_changed']);
@@ -167,7 +168,7 @@ create('invites_changed reaches administrators and the inviter', async () => {
     assertSuccess(await invite(cast.member));
     assert.equal(await drainEvents(cast.moderator, q.queue_id), []);
   } finally {
-    await setRealmGroupSetting(realm, 'create_multiuse_invite_group', systemGroup(realm, 'role:administrators'));
+    await realm.setGroupSetting('create_multiuse_invite_group', 'role:administrators');
   }
 });
 
@@ -175,7 +176,7 @@ const manage = suite('GET /invites and DELETE /invites/multiuse/{id}');
 manage.before(setup);
 
 manage('administrators see every link, others their own; owner links only for owners; expired and revoked are gone', async () => {
-  await setRealmGroupSetting(realm, 'create_multiuse_invite_group', systemGroup(realm, 'role:members'));
+  await realm.setGroupSetting('create_multiuse_invite_group', 'role:members');
   try {
     const byMember = assertSuccess(await invite(cast.member)).invite_link;
     const byOwner = assertSuccess(await invite(cast.owner, { invite_as: Role.owner })).invite_link;
@@ -193,12 +194,12 @@ manage('administrators see every link, others their own; owner links only for ow
     assertError(await cast.guest.get('/api/v1/invites'), 'Not allowed for guest users');
     assertError(await cast.bot.get('/api/v1/invites'), 'This endpoint does not accept bot requests.');
   } finally {
-    await setRealmGroupSetting(realm, 'create_multiuse_invite_group', systemGroup(realm, 'role:administrators'));
+    await realm.setGroupSetting('create_multiuse_invite_group', 'role:administrators');
   }
 });
 
 manage('revoke: the inviter or an administrator; owner links need an owner', async () => {
-  await setRealmGroupSetting(realm, 'create_multiuse_invite_group', systemGroup(realm, 'role:members'));
+  await realm.setGroupSetting('create_multiuse_invite_group', 'role:members');
   try {
     const idOf = async (link: string) => (await listInvites(cast.owner)).find((i) => i.link_url === link)!.id as number;
     const a = await idOf(assertSuccess(await invite(cast.member)).invite_link);
@@ -216,7 +217,7 @@ manage('revoke: the inviter or an administrator; owner links need an owner', asy
     assertError(await cast.admin.delete('/api/v1/invites/multiuse/999999'), 'No such invitation');
     assertError(await cast.guest.delete(`/api/v1/invites/multiuse/${c}`), 'Not allowed for guest users');
   } finally {
-    await setRealmGroupSetting(realm, 'create_multiuse_invite_group', systemGroup(realm, 'role:administrators'));
+    await realm.setGroupSetting('create_multiuse_invite_group', 'role:administrators');
   }
 });
 
@@ -286,12 +287,12 @@ signup('Welcome Bot sends the invitation’s text, or the organization’s; empt
   assert.equal(await welcomeOf('greeted@example.com'), ['Hello from **us**!']);
   await signUp(assertSuccess(await invite(cast.admin, { welcome_message_custom_text: '' })).invite_link, 'quiet@example.com');
   assert.equal(await welcomeOf('quiet@example.com'), []);
-  await setRealmSetting(realm, 'welcome_message_custom_text', 'The organization says hi.');
+  await realm.updateSettings({ welcome_message_custom_text: 'The organization says hi.' });
   try {
     await signUp(assertSuccess(await invite(cast.admin)).invite_link, 'defaulted@example.com');
     assert.equal(await welcomeOf('defaulted@example.com'), ['The organization says hi.']);
   } finally {
-    await setRealmSetting(realm, 'welcome_message_custom_text', '');
+    await realm.updateSettings({ welcome_message_custom_text: '' });
   }
 });
 

@@ -12,7 +12,7 @@ import { ManualClock } from '../../src/clock.js';
 import { parseConfig } from '../../src/config.js';
 import { assertError, assertSuccess } from '../helpers/assert.js';
 import { Role } from '../../src/domain/roles.js';
-import { CAST_ROLES, createCast, setRealmGroupSetting, setRealmSetting, setUserSetting, type Cast } from '../helpers/cast.js';
+import { castOf, ROLE_NAMES, type Cast } from '../helpers/messaging.js';
 import { drainEvents, expectConsistent } from '../helpers/consistency.js';
 import { startTestServer, type TestRealm, type TestServer, type TestUser } from '../helpers/server.js';
 
@@ -29,7 +29,7 @@ const setup = async () => {
   // Batches are written only when a test flushes (no timer racing the assertions).
   server ??= await startTestServer({ clock, env: { PRESENCE_FLUSH_INTERVAL_MS: '3600000' } });
   realm ??= await server.createRealm();
-  cast ??= await createCast(realm);
+  cast ??= await castOf(realm);
 };
 
 const protocol = suite('POST /users/me/presence');
@@ -114,26 +114,26 @@ protocol('bots and deactivated users have no presence; invisible users share non
   await report(gone);
   await realm.handle.ask('user.setActive', { userId: gone.id, active: false, actorId: null });
   const shy = await realm.createUser({ name: 'Ivy Invisible' });
-  await setUserSetting(shy, 'presence_enabled', false);
+  assertSuccess(await shy.patch('/api/v1/settings', { presence_enabled: false }));
   await report(shy);
   const r = await report(cast.member, { last_update_id: -1 });
   for (const u of [cast.bot, gone, shy]) assert.not.ok(String(u.id) in r.presences, `user ${u.id} listed`);
   // Turning invisible hides data recorded before.
   const later = await realm.createUser();
   await report(later);
-  await setUserSetting(later, 'presence_enabled', false);
+  assertSuccess(await later.patch('/api/v1/settings', { presence_enabled: false }));
   assert.not.ok(String(later.id) in (await report(cast.member, { last_update_id: -1 })).presences);
 });
 
 protocol('a realm with presence disabled returns no data', async () => {
-  await setRealmSetting(realm, 'presence_disabled', true);
+  await realm.updateSettings({ presence_disabled: true });
   try {
     const r = await report(cast.member);
     assert.equal(r.presences, {});
     assert.is(r.presence_last_update_id, -1);
     assert.is((await report(cast.member, { last_update_id: 12 })).presence_last_update_id, 12);
   } finally {
-    await setRealmSetting(realm, 'presence_disabled', false);
+    await realm.updateSettings({ presence_disabled: false });
   }
 });
 
@@ -142,7 +142,7 @@ protocol('errors; every role may report', async () => {
   assertError(await cast.member.post('/api/v1/users/me/presence'), "Missing 'status' argument");
   assertError(await cast.member.post('/api/v1/users/me/presence', { status: 'active', last_update_id: 'x' }), 'last_update_id is not an integer');
   assertError(await realm.anonymous('POST', '/api/v1/users/me/presence', { status: 'active' }), 'Not logged in: API authentication or user session required', 401);
-  for (const role of CAST_ROLES) await report(cast[role], { ping_only: true });
+  for (const role of ROLE_NAMES) await report(cast[role], { ping_only: true });
 });
 
 const reads = suite('GET /users/{id}/presence, GET /realm/presence, register');
@@ -229,13 +229,13 @@ for (const [label, registerParams] of [
 
 events('invisible users and disabled organizations announce nothing', async () => {
   const shy = await realm.createUser();
-  await setUserSetting(shy, 'presence_enabled', false);
+  assertSuccess(await shy.patch('/api/v1/settings', { presence_enabled: false }));
   const q = assertSuccess(await cast.member.post('/api/v1/register', { event_types: ['presence'] }));
   await report(shy);
-  await setRealmSetting(realm, 'presence_disabled', true);
+  await realm.updateSettings({ presence_disabled: true });
   const other = await realm.createUser();
   await report(other);
-  await setRealmSetting(realm, 'presence_disabled', false);
+  await realm.updateSettings({ presence_disabled: false });
   assert.equal(await drainEvents(cast.member, q.queue_id), []);
 });
 
@@ -296,7 +296,7 @@ limited('no events above PRESENCE_EVENT_USER_LIMIT active users', async () => {
 limited('presence limited to users the viewer may access', async () => {
   const r = await limitedServer.createRealm();
   const guest = await r.createUser({ role: Role.guest });
-  await setRealmGroupSetting(r, 'can_access_all_users_group', r.handle.state.systemGroupId('role:members'));
+  await r.setGroupSetting('can_access_all_users_group', 'role:members');
   await report(r.owner);
   const seen = await report(guest, { last_update_id: -1 });
   assert.equal(Object.keys(seen.presences), [String(guest.id)]);

@@ -10,7 +10,7 @@ import { z } from 'zod';
 import { decryptOnDevice, tokenId } from '../../src/domain/push-crypto.js';
 import { notifyNewMessage, type PushMessage } from '../../src/push/push-notifier.js';
 import { assertError, assertSuccess } from '../helpers/assert.js';
-import { CAST_ROLES, createCast, setRealmSetting, setUserSetting, type Cast } from '../helpers/cast.js';
+import { castOf, ROLE_NAMES, type Cast } from '../helpers/messaging.js';
 import { startFakePushService, type FakePushService } from '../helpers/fake-push-service.js';
 import { startTestServer, type TestRealm, type TestServer, type TestUser } from '../helpers/server.js';
 
@@ -70,14 +70,14 @@ const setup = async () => {
   push ??= await startFakePushService();
   server ??= await startTestServer({ env: { PUSH_SERVICE_URL: push.url } });
   realm ??= await server.createRealm();
-  cast ??= await createCast(realm);
+  cast ??= await castOf(realm);
 };
 
 const reg = suite('POST /mobile_push/register');
 reg.before(setup);
 
 reg('initial registration needs both groups; every role may register', async () => {
-  for (const role of CAST_ROLES) await registerDevice(cast[role]);
+  for (const role of ROLE_NAMES) await registerDevice(cast[role]);
   const key = newKey().toString('base64');
   assertError(
     await cast.member.post('/api/v1/mobile_push/register', { device_id: 900, push_key_id: 1, push_key: key }),
@@ -157,7 +157,7 @@ notify('each device gets the payload encrypted with its own key and labelled wit
       user_id: ann.id,
       message_id: 501,
       sender_id: cast.member.id,
-      sender_full_name: 'Mia Member',
+      sender_full_name: 'Mel Member',
       time: 1_800_000_000,
       recipient_type: 'channel',
       channel_id: 7,
@@ -212,12 +212,12 @@ notify('direct messages, long content, legacy tokens and deactivated recipients'
   const legacy = list.find((n) => n.token === 'abcdef0123')!;
   assert.equal([legacy.token_kind, legacy.ios_app_id, legacy.data.message_id], ['apns', 'org.example.app', 504]);
   // An organization that requires end-to-end encryption sends nothing in the clear.
-  await setRealmSetting(realm, 'require_e2ee_push_notifications', true);
+  await realm.updateSettings({ require_e2ee_push_notifications: true });
   try {
     const strict = await sendAndReceive({ ...message, id: 505 }, [u.id]);
     assert.equal((strict.notifications as Record<string, any>[]).map((n) => n.push_key_id), [d.keyId]);
   } finally {
-    await setRealmSetting(realm, 'require_e2ee_push_notifications', false);
+    await realm.updateSettings({ require_e2ee_push_notifications: false });
   }
 });
 
@@ -250,15 +250,15 @@ async function pushedFor(messageId: number, devices: Device[], waitMs = 300): Pr
 sends('direct messages reach an offline recipient, and an active one only if asked (the default)', async () => {
   const rita = await realm.createUser({ name: 'Rita Recipient' });
   const phone = await registerDevice(rita);
-  await setUserSetting(rita, 'enable_online_push_notifications', false);
+  assertSuccess(await rita.patch('/api/v1/settings', { enable_online_push_notifications: false }));
   const send = async () =>
     assertSuccess(await cast.member.post('/api/v1/messages', { type: 'direct', to: [rita.id], content: 'ping' })).id as number;
   assert.equal(await pushedFor(await send(), [phone]), [{ user: rita.id, keyId: phone.keyId }]);
   assertSuccess(await rita.post('/api/v1/users/me/presence', { status: 'active', ping_only: true }));
   assert.equal(await pushedFor(await send(), [phone]), []);
-  await setUserSetting(rita, 'enable_online_push_notifications', true);
+  assertSuccess(await rita.patch('/api/v1/settings', { enable_online_push_notifications: true }));
   assert.equal(await pushedFor(await send(), [phone]), [{ user: rita.id, keyId: phone.keyId }]);
-  await setUserSetting(rita, 'enable_offline_push_notifications', false);
+  assertSuccess(await rita.patch('/api/v1/settings', { enable_offline_push_notifications: false }));
   assert.equal(await pushedFor(await send(), [phone]), []);
 });
 

@@ -4,7 +4,8 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Role } from '../../src/domain/roles.js';
 import { assertError, assertSuccess } from '../helpers/assert.js';
-import { CAST_ROLES, createCast, systemGroup, type Cast } from '../helpers/cast.js';
+import { castOf, ROLE_NAMES, type Cast } from '../helpers/messaging.js';
+import { systemGroup } from '../helpers/groups.js';
 import { expectConsistent } from '../helpers/consistency.js';
 import { startTestServer, type TestRealm, type TestServer, type TestUser } from '../helpers/server.js';
 
@@ -34,7 +35,7 @@ const sorted = (ids: number[]) => [...ids].sort((a, b) => a - b);
 const setup = async () => {
   server ??= await startTestServer();
   realm ??= await server.createRealm();
-  cast ??= await createCast(realm);
+  cast ??= await castOf(realm);
   ann ??= await realm.createUser({ name: 'Ann' });
   ben ??= await realm.createUser({ name: 'Ben' });
 };
@@ -99,7 +100,7 @@ m('adding others needs can_add_members_group (default: the creator), by role', a
     guest: 'Not allowed for guest users',
     bot: 'Insufficient permission',
   };
-  for (const role of CAST_ROLES) {
+  for (const role of ROLE_NAMES) {
     const target = await realm.createUser();
     const res = await cast[role].post(`/api/v1/user_groups/${id}/members`, { add: [target.id] });
     if (expected[role] === null) assertSuccess(res);
@@ -198,7 +199,7 @@ s('permission: adding needs can_add_members_group, removing can_remove_members_g
     guest: 'Not allowed for guest users',
     bot: 'Insufficient permission',
   };
-  for (const role of CAST_ROLES) {
+  for (const role of ROLE_NAMES) {
     const res = await cast[role].post(`/api/v1/user_groups/${id}/subgroups`, { add: [sub] });
     if (expectedAdd[role] === null) {
       assertSuccess(res);
@@ -244,7 +245,7 @@ check('errors and callers by role', async () => {
   assertError(await cast.member.get(`/api/v1/user_groups/999999/members/${ann.id}`), 'Invalid user group');
   assertError(await cast.member.get(`/api/v1/user_groups/${g}/members/999999`), 'No such user');
   assertError(await cast.member.get(`/api/v1/user_groups/${g}/members/x`), 'user_id is not an integer');
-  for (const role of CAST_ROLES) {
+  for (const role of ROLE_NAMES) {
     const res = await cast[role].get(`/api/v1/user_groups/${g}/members/${ann.id}`);
     if (role === 'guest') assertError(res, 'Not allowed for guest users');
     else assert.is(assertSuccess(res).is_user_group_member, false);

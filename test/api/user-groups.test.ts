@@ -6,7 +6,8 @@ import * as assert from 'uvu/assert';
 import { checkGroupCaller } from '../../src/http/endpoints/user-groups.js';
 import { botsAreMembershipTargets, botsMayCallGroupEndpoints, groupNameProblem } from '../../src/domain/group-permissions.js';
 import { assertError, assertSuccess, catchApiError } from '../helpers/assert.js';
-import { CAST_ROLES, createCast, setRealmGroupSetting, systemGroup, type Cast } from '../helpers/cast.js';
+import { castOf, ROLE_NAMES, type Cast } from '../helpers/messaging.js';
+import { setRealmGroupSetting, systemGroup } from '../helpers/groups.js';
 import { expectConsistent } from '../helpers/consistency.js';
 import { startTestServer, type TestRealm, type TestServer, type TestUser } from '../helpers/server.js';
 
@@ -35,7 +36,7 @@ const withDeactivated = { registerParams: { client_capabilities: { include_deact
 const setup = async () => {
   server ??= await startTestServer();
   realm ??= await server.createRealm();
-  cast ??= await createCast(realm);
+  cast ??= await castOf(realm);
   other ??= await realm.createUser({ name: 'Otto Other' });
 };
 
@@ -163,7 +164,7 @@ create('permission by role (can_create_groups = role:members)', async () => {
     guest: 'Not allowed for guest users',
     bot: null, // bots are admitted at feature level 496
   };
-  for (const role of CAST_ROLES) {
+  for (const role of ROLE_NAMES) {
     const res = await cast[role].post('/api/v1/user_groups/create', { name: uniqueName(role), description: '', members: [] });
     if (expected[role] === null) assertSuccess(res);
     else assertError(res, expected[role]!);
@@ -171,28 +172,28 @@ create('permission by role (can_create_groups = role:members)', async () => {
 });
 
 create('permission by role follows can_create_groups (role:moderators)', async () => {
-  await setRealmGroupSetting(realm, 'can_create_groups', systemGroup(realm, 'role:moderators'));
+  await realm.setGroupSetting('can_create_groups', 'role:moderators');
   try {
     const ok = new Set(['owner', 'admin', 'moderator']);
-    for (const role of CAST_ROLES) {
+    for (const role of ROLE_NAMES) {
       const res = await cast[role].post('/api/v1/user_groups/create', { name: uniqueName(role), description: '', members: [] });
       if (ok.has(role)) assertSuccess(res);
       else assertError(res, role === 'guest' ? 'Not allowed for guest users' : 'Insufficient permission');
     }
   } finally {
-    await setRealmGroupSetting(realm, 'can_create_groups', systemGroup(realm, 'role:members'));
+    await realm.setGroupSetting('can_create_groups', 'role:members');
   }
 });
 
 create('guests never create groups, even when can_create_groups names them', async () => {
-  await setRealmGroupSetting(realm, 'can_create_groups', systemGroup(realm, 'role:everyone'));
+  await realm.setGroupSetting('can_create_groups', 'role:everyone');
   try {
     assertError(
       await cast.guest.post('/api/v1/user_groups/create', { name: uniqueName(), description: '', members: [] }),
       'Not allowed for guest users',
     );
   } finally {
-    await setRealmGroupSetting(realm, 'can_create_groups', systemGroup(realm, 'role:members'));
+    await realm.setGroupSetting('can_create_groups', 'role:members');
   }
 });
 
@@ -351,7 +352,7 @@ update('permission by role: can_manage_group (creator) or can_manage_all_groups 
     guest: 'Not allowed for guest users',
     bot: 'Insufficient permission',
   };
-  for (const role of CAST_ROLES) {
+  for (const role of ROLE_NAMES) {
     const res = await cast[role].patch(`/api/v1/user_groups/${id}`, { description: `by ${role}` });
     if (expected[role] === null) assertSuccess(res);
     else assertError(res, expected[role]!);
@@ -367,12 +368,12 @@ update('can_manage_group excludes guests even when it names them', async () => {
 
 update('can_manage_all_groups grants every group', async () => {
   const id = await createGroup(cast.member);
-  await setRealmGroupSetting(realm, 'can_manage_all_groups', systemGroup(realm, 'role:administrators'));
+  await realm.setGroupSetting('can_manage_all_groups', 'role:administrators');
   try {
     assertSuccess(await cast.admin.patch(`/api/v1/user_groups/${id}`, { description: 'by the admin' }));
     assertError(await cast.moderator.patch(`/api/v1/user_groups/${id}`, { description: 'x' }), 'Insufficient permission');
   } finally {
-    await setRealmGroupSetting(realm, 'can_manage_all_groups', systemGroup(realm, 'role:owners'));
+    await realm.setGroupSetting('can_manage_all_groups', 'role:owners');
   }
 });
 
@@ -446,7 +447,7 @@ deactivate('permission by role', async () => {
     guest: 'Not allowed for guest users',
     bot: 'Insufficient permission',
   };
-  for (const role of CAST_ROLES) {
+  for (const role of ROLE_NAMES) {
     const id = await createGroup(cast.member);
     const res = await cast[role].post(`/api/v1/user_groups/${id}/deactivate`);
     if (expected[role] === null) assertSuccess(res);
@@ -477,7 +478,7 @@ deactivate('a group in use cannot be deactivated: objections name every use', as
       { type: 'subgroup', supergroup_ids: [supergroup] },
     ]);
   } finally {
-    await setRealmGroupSetting(realm, 'can_create_groups', systemGroup(realm, 'role:members'));
+    await realm.setGroupSetting('can_create_groups', 'role:members');
   }
   // Once nothing uses it, it can go (archived channels do not count).
   assertSuccess(await cast.owner.delete(`/api/v1/streams/${channel}`));
