@@ -1,12 +1,13 @@
 // Realm commands for channel folders (administrators only): create, update (name, description,
-// archive state) and reorder. Folders are not cached: the actor reads them inside its own
-// serialised commands, and reads elsewhere go to the store.
+// archive state) and reorder. Descriptions render like channel descriptions. Folders are not
+// cached: the actor reads them inside its own serialised commands; reads elsewhere use the store.
 import { errors } from '../../domain/errors.js';
 import { channelFolderEvent } from '../../domain/events/channel-folder.js';
 import { isAdmin } from '../../domain/roles.js';
-import { renderPlainDescription } from '../../http/endpoints/render.js';
 import * as store from '../../store/channel-folders.js';
 import type { RealmContext } from './actor.js';
+import { renderDescription } from './channels.js';
+import { renderData } from './markdown-context.js';
 import type { RealmState } from './state.js';
 
 /** The API's channel folder object. */
@@ -40,7 +41,7 @@ async function createFolder(
   requireAdmin(state, input.actorId);
   checkFolderName(input.name);
   if (await store.folderNameTaken(services.db, state.id, input.name)) throw errors.badRequest('Channel folder name already in use');
-  const rendered = renderPlainDescription(input.description);
+  const rendered = renderDescription(state, renderData(state), input.description);
   return ctx.write(async (tx, emit) => {
     const row = await store.insertFolder(tx, {
       realmId: state.id,
@@ -79,7 +80,7 @@ async function updateFolder(ctx: RealmContext, input: UpdateFolderInput): Promis
   if (archive === true && (await store.folderHasChannels(services.db, folder.id))) {
     throw errors.badRequest('You need to remove all the channels from this folder to archive it.');
   }
-  const rendered = description === undefined ? undefined : renderPlainDescription(description);
+  const rendered = description === undefined ? undefined : renderDescription(state, renderData(state), description);
   if (name === undefined && description === undefined && archive === undefined) return;
   await ctx.write(async (tx, emit) => {
     await store.updateFolder(tx, folder.id, { name, description, renderedDescription: rendered, isArchived: archive });
