@@ -25,6 +25,8 @@ export const adminCommand = z.discriminatedUnion('command', [
     ownerPassword: z.string().min(1).optional(),
   }),
   z.object({ command: z.literal('realm.list') }),
+  z.object({ command: z.literal('realm.deactivate'), host: z.string().min(1) }),
+  z.object({ command: z.literal('realm.reactivate'), host: z.string().min(1) }),
   z.object({
     command: z.literal('user.create'),
     host,
@@ -124,6 +126,12 @@ export async function runAdminCommand(app: App, input: AdminCommand): Promise<Ad
           deactivated: r.deactivated,
         })),
       };
+    case 'realm.deactivate':
+    case 'realm.reactivate': {
+      const realm = await realmFor(app, cmd.host);
+      const r = await realm.ask('realm.setActive', { active: cmd.command === 'realm.reactivate' });
+      return { realm_id: realm.id, host: realm.state.realm.host, deactivated: r.deactivated };
+    }
     case 'user.create': {
       const realm = await realmFor(app, cmd.host);
       return createUser(realm, { ...cmd, role: roleNames[cmd.role]! });

@@ -15,6 +15,8 @@ const USAGE = `Usage: npm run cli -- <command> [options]
 Commands:
   realm create --name N --host H --owner-email E --owner-name N [--owner-password P] [--url U]
   realm list
+  realm deactivate --host H
+  realm reactivate --host H
   user create --host H --email E --name N [--role R] [--bot] [--password P]
   user api-key --host H --email E [--apirc PATH]
   user role --host H --email E --role R
@@ -90,6 +92,10 @@ export function parseCommand(argv: string[]): { cmd: AdminCommand; json: boolean
       };
     case 'realm list':
       return { json, cmd: { command: 'realm.list' } };
+    case 'realm deactivate':
+    case 'realm reactivate':
+      required(v, 'host');
+      return { json, cmd: { command: verb === 'deactivate' ? 'realm.deactivate' : 'realm.reactivate', host: s('host') } };
     case 'user create':
       required(v, 'email', 'name');
       return {

@@ -246,3 +246,8 @@ export function recentlyActive(db: CommonQueryMethods, userIds: readonly number[
     SELECT user_id FROM user_presence
     WHERE user_id = ANY(${sql.array(userIds, 'int4')}) AND last_active_time >= to_timestamp(${sinceMs / 1000})`);
 }
+
+/** Does the organization have a web-public channel that is not archived? */
+export function hasWebPublicChannel(db: CommonQueryMethods, realmId: number): Promise<boolean> {
+  return db.exists(sql.unsafe`SELECT 1 FROM channels WHERE realm_id = ${realmId} AND is_web_public AND NOT is_archived`);
+}

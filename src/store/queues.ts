@@ -49,6 +49,10 @@ export async function deleteQueues(db: CommonQueryMethods, ids: readonly string[
   await db.query(sql.unsafe`DELETE FROM event_queues WHERE id = ANY(${sql.array(ids as string[], 'uuid')})`);
 }
 
+export async function deleteRealmQueues(db: CommonQueryMethods, realmId: number): Promise<void> {
+  await db.query(sql.unsafe`DELETE FROM event_queues WHERE realm_id = ${realmId}`);
+}
+
 /** One statement for every dirty queue's cursor and last contact. */
 export async function saveCursors(
   db: CommonQueryMethods,

@@ -5,7 +5,6 @@ import * as assert from 'uvu/assert';
 import { ManualClock } from '../../src/clock.js';
 import { Role } from '../../src/domain/roles.js';
 import { hashPassword } from '../../src/domain/secrets.js';
-import { setRealmDeactivated } from '../../src/store/realms.js';
 import { setPasswordHash } from '../../src/store/users.js';
 import { assertError, assertSuccess } from '../helpers/assert.js';
 import { basic, startTestServer, type TestRealm, type TestServer, type TestUser } from '../helpers/server.js';
@@ -70,11 +69,18 @@ t('deactivated user', async () => {
   assertSuccess(await u.get('/api/v1/users/me'));
 });
 
-t('deactivated organization', async () => {
+t('deactivated organization: keys refused and queues ended at once; reactivation restores access', async () => {
   const r = await server.createRealm();
-  await setRealmDeactivated(server.app.db, r.id, true);
-  await r.handle.reload();
+  const { queue_id } = assertSuccess(await r.owner.post('/api/v1/register', { fetch_event_types: [] }));
+  const parked = r.owner.get('/api/v1/events', { queue_id });
+  await new Promise((res) => setTimeout(res, 50));
+  await r.handle.ask('realm.setActive', { active: false });
+  assertError(await parked, `Bad event queue ID: ${queue_id}`, 400, 'BAD_EVENT_QUEUE_ID');
   assertError(await r.owner.get('/api/v1/users/me'), 'This organization is deactivated', 401, 'REALM_DEACTIVATED');
+  assertError(await r.anonymous('POST', '/api/v1/fetch_api_key', { username: r.owner.email, password: 'x' }), 'Your username or password is incorrect', 401);
+  await r.handle.ask('realm.setActive', { active: true });
+  assertSuccess(await r.owner.get('/api/v1/users/me'));
+  assertError(await r.owner.get('/api/v1/events', { queue_id, dont_block: true }), `Bad event queue ID: ${queue_id}`, 400, 'BAD_EVENT_QUEUE_ID');
 });
 
 const login = suite('fetch_api_key');

@@ -83,6 +83,14 @@ t('user role, deactivate, reactivate', async () => {
   assert.is(json(await runCli(['user', 'reactivate', '--host', 'acme.test', '--email', 'mia@acme.test', '--json'], env)).is_active, true);
 });
 
+t('realm deactivate and reactivate', async () => {
+  assert.is(json(await runCli(['realm', 'deactivate', '--host', 'beta.test', '--json'], env)).deactivated, true);
+  const again = await runCli(['realm', 'deactivate', '--host', 'beta.test'], env);
+  assert.is(again.code, 1);
+  assert.match(again.stderr, /already deactivated/);
+  assert.is(json(await runCli(['realm', 'reactivate', '--host', 'beta.test', '--json'], env)).deactivated, false);
+});
+
 t('bad input exits non-zero with a clear message', async () => {
   const unknown = await runCli(['frobnicate'], env);
   assert.is(unknown.code, 2);

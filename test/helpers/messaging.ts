@@ -1,29 +1,13 @@
 // Helpers for channel and message tests: one user per role, channel creation, sending.
-import { Role } from '../../src/domain/roles.js';
+import { oneOfEachRole, ROLE_NAMES, type OneOfEachRole, type RoleName } from './roles.js';
 import { assertSuccess } from './assert.js';
 import type { Params, TestRealm, TestUser } from './server.js';
 
-export interface Cast {
-  readonly owner: TestUser;
-  readonly admin: TestUser;
-  readonly moderator: TestUser;
-  readonly member: TestUser;
-  readonly guest: TestUser;
-  readonly bot: TestUser;
-}
-
-export type RoleName = keyof Cast;
-export const ROLE_NAMES: readonly RoleName[] = ['owner', 'admin', 'moderator', 'member', 'guest', 'bot'];
+export type Cast = OneOfEachRole;
+export { ROLE_NAMES, type RoleName };
 
 /** One user of each role (the bot is owned by the member). */
-export async function castOf(realm: TestRealm): Promise<Cast> {
-  const admin = await realm.createUser({ role: Role.administrator, name: 'Ada Admin' });
-  const moderator = await realm.createUser({ role: Role.moderator, name: 'Mo Moderator' });
-  const member = await realm.createUser({ role: Role.member, name: 'Mel Member' });
-  const guest = await realm.createUser({ role: Role.guest, name: 'Gus Guest' });
-  const bot = await realm.createUser({ bot: true, name: 'Bo Bot', botOwnerId: member.id });
-  return { owner: realm.owner, admin, moderator, member, guest, bot };
-}
+export const castOf = (realm: TestRealm): Promise<Cast> => oneOfEachRole(realm, { botOwner: 'member' });
 
 /** Create a channel (subscribing `by`, and `others`); returns its id. */
 export async function createChannel(by: TestUser, name: string, o: Params & { others?: TestUser[] } = {}): Promise<number> {

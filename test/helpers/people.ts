@@ -1,21 +1,13 @@
 // Fixtures for tests of people and the organization: one account of every role, and images to
 // upload as multipart bodies.
-import { Role } from '../../src/domain/roles.js';
+import { oneOfEachRole, type OneOfEachRole } from './roles.js';
 import type { TestRealm, TestResponse, TestUser } from './server.js';
 
-export type EveryRole = Record<'owner' | 'admin' | 'moderator' | 'member' | 'guest' | 'bot', TestUser>;
+export type EveryRole = OneOfEachRole;
 
 /** The realm's owner plus one new account of each other role and a bot owned by the owner. */
-export async function everyRole(realm: TestRealm): Promise<EveryRole> {
-  return {
-    owner: realm.owner,
-    admin: await realm.createUser({ role: Role.administrator, name: 'Ada Admin' }),
-    moderator: await realm.createUser({ role: Role.moderator, name: 'Mo Moderator' }),
-    member: await realm.createUser({ name: 'Mia Member' }),
-    guest: await realm.createUser({ role: Role.guest, name: 'Gus Guest' }),
-    bot: await realm.createUser({ bot: true, name: 'Bob Bot', botOwnerId: realm.owner.id }),
-  };
-}
+/** One user of each role (the bot is owned by the owner). */
+export const everyRole = (realm: TestRealm): Promise<EveryRole> => oneOfEachRole(realm, { botOwner: 'owner' });
 
 /** A 1×1 PNG. */
 export const PNG = Buffer.from(

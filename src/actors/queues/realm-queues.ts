@@ -295,6 +295,14 @@ export class RealmQueues {
       .catch((err: unknown) => this.realm.services.log.error({ err }, 'deleting queues of a deactivated user failed'));
   }
 
+  /** A deactivated organization loses every queue and socket at once. */
+  closeAll(): void {
+    for (const q of [...this.byId.values()]) dispatch(q.ref, { kind: 'end', reason: 'deactivated' });
+    void store
+      .deleteRealmQueues(this.realm.services.db, this.realm.id)
+      .catch((err: unknown) => this.realm.services.log.error({ err }, 'deleting queues of a deactivated organization failed'));
+  }
+
   /** Write dirty cursors and contact times, and drop ended queues, in two statements. */
   flush(): Promise<void> {
     if (this.flushing) return this.flushing.then(() => this.flush());

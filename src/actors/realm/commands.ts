@@ -8,6 +8,7 @@ import { botCommands } from './bots.js';
 import { personalCommands } from './personal.js';
 import { profileFieldCommands } from './profile-fields.js';
 import { realmContentCommands } from './realm-content.js';
+import { lifecycleCommands } from './lifecycle.js';
 import { realmSettingsCommands } from './realm-settings.js';
 import { userProfileCommands } from './user-profile.js';
 import { userCommands } from './users.js';
@@ -28,6 +29,7 @@ export const realmCommands = {
   ...botCommands,
   ...profileFieldCommands,
   ...realmSettingsCommands,
+  ...lifecycleCommands,
   ...realmContentCommands,
   ...personalCommands,
 };

@@ -1,10 +1,10 @@
 // GET /server_settings (endpoint 23) and GET /health: no credentials needed.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { errors } from '../../domain/errors.js';
-import { sql } from 'slonik';
 import { z } from 'zod';
 import type { RealmHandle } from '../../actors/realm/actor.js';
 import { EXTERNAL_AVATAR_BASE } from '../../domain/avatar.js';
+import { hasWebPublicChannel } from '../../store/channels.js';
 import { currentVersion, loadMigrations } from '../../store/migrate.js';
 import { SERVICE_FEATURE_LEVEL, SERVICE_MERGE_BASE, SERVICE_VERSION } from '../../version.js';
 import { RawResponse, serverEndpoint } from '../endpoint.js';
@@ -34,8 +34,7 @@ export function realmIconUrl(realm: RealmHandle): string {
 
 async function webPublicAccessEnabled(realm: RealmHandle): Promise<boolean> {
   if (!realm.state.realm.settings.enable_spectator_access) return false;
-  return realm.services.db.exists(sql.unsafe`
-    SELECT 1 FROM channels WHERE realm_id = ${realm.id} AND is_web_public AND NOT is_archived`);
+  return hasWebPublicChannel(realm.services.db, realm.id);
 }
 
 export const getServerSettings = serverEndpoint(z.object({}), async (ctx) => {

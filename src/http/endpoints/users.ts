@@ -1,7 +1,7 @@
 // Users: reading accounts (GET /users, /users/{id|email}, /users/me), administrators changing
 // them (PATCH /users/{id|email}, endpoints 2 and 7), creating, deactivating and reactivating.
 import { z } from 'zod';
-import { sql, type CommonQueryMethods } from 'slonik';
+import type { CommonQueryMethods } from 'slonik';
 import type { RealmState, UserRecord } from '../../actors/realm/state.js';
 import { accessUser, userByRef } from '../../actors/realm/user-access.js';
 import { errors } from '../../domain/errors.js';
@@ -10,6 +10,7 @@ import { hashPassword } from '../../domain/secrets.js';
 import { formatUser, type ProfileData } from '../../domain/user-view.js';
 import { profileDataByUser } from '../../store/profile-values.js';
 import { listDomains } from '../../store/realm-domains.js';
+import { maxMessageId as maxMessageIdOf } from '../../store/unreads.js';
 import { isAllowedByDomains } from '../../domain/realm-domains.js';
 import { publicEndpoint, userEndpoint, type RequestContext } from '../endpoint.js';
 import { requireAdmin } from '../guards.js';
@@ -70,10 +71,7 @@ export const getUser = userEndpoint(z.object({ user_id: p.string(), ...readParam
 
 export const getOwnUser = userEndpoint(z.object({}), async (ctx) => {
   const { user } = ctx;
-  const maxMessageId = await ctx.app.db.oneFirst(
-    sql.type(z.object({ m: z.number() }))`
-      SELECT coalesce(max(message_id), -1)::bigint AS m FROM user_messages WHERE user_id = ${user.id}`,
-  );
+  const maxMessageId = await maxMessageIdOf(ctx.app.db, user.id);
   const [me] = await userObjects(ctx, ctx.realm.state, user, [user], { clientExtavatar: false, withProfiles: true });
   return { ...me, max_message_id: maxMessageId };
 });
