@@ -4,13 +4,13 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { assertError, assertSuccess } from '../helpers/assert.js';
-import { castOf, ROLE_NAMES, type Cast } from '../helpers/messaging.js';
+import { oneOfEachRole, ROLE_NAMES, type OneOfEachRole } from '../helpers/roles.js';
 import { expectConsistent } from '../helpers/consistency.js';
 import { startTestServer, type TestRealm, type TestServer } from '../helpers/server.js';
 
 let server: TestServer;
 let realm: TestRealm;
-let cast: Cast;
+let cast: OneOfEachRole;
 let counter = 0;
 
 const types = { types: ['channel_folder'] };
@@ -26,7 +26,7 @@ async function folders(includeArchived = true): Promise<Record<string, any>[]> {
 const setup = async () => {
   server ??= await startTestServer();
   realm ??= await server.createRealm();
-  cast ??= await castOf(realm);
+  cast ??= await oneOfEachRole(realm, { botOwner: 'member' });
 };
 
 const create = suite('POST /channel_folders/create');

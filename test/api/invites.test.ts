@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { ManualClock } from '../../src/clock.js';
 import { Role } from '../../src/domain/roles.js';
 import { assertError, assertSuccess } from '../helpers/assert.js';
-import { castOf, ROLE_NAMES, type Cast, type RoleName } from '../helpers/messaging.js';
+import { oneOfEachRole, ROLE_NAMES, type OneOfEachRole, type RoleName } from '../helpers/roles.js';
 import { systemGroup } from '../helpers/groups.js';
 import { drainEvents, expectConsistent } from '../helpers/consistency.js';
 import { startTestServer, type TestRealm, type TestServer, type TestUser } from '../helpers/server.js';
@@ -17,7 +17,7 @@ import { startTestServer, type TestRealm, type TestServer, type TestUser } from 
 const clock = new ManualClock(Date.now());
 let server: TestServer;
 let realm: TestRealm;
-let cast: Cast;
+let cast: OneOfEachRole;
 
 const invite = (by: TestUser, params: Record<string, unknown> = {}) => by.post('/api/v1/invites/multiuse', params as never);
 const keyOf = (link: string) => /\/join\/([A-Za-z0-9]+)\/$/.exec(link)![1]!;
@@ -37,7 +37,7 @@ async function createChannel(name: string, o: { private?: boolean; isDefault?: b
 const setup = async () => {
   server ??= await startTestServer({ clock });
   realm ??= await server.createRealm();
-  cast ??= await castOf(realm);
+  cast ??= await oneOfEachRole(realm, { botOwner: 'member' });
 };
 
 const create = suite('POST /invites/multiuse');

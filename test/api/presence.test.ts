@@ -12,14 +12,14 @@ import { ManualClock } from '../../src/clock.js';
 import { parseConfig } from '../../src/config.js';
 import { assertError, assertSuccess } from '../helpers/assert.js';
 import { Role } from '../../src/domain/roles.js';
-import { castOf, ROLE_NAMES, type Cast } from '../helpers/messaging.js';
+import { oneOfEachRole, ROLE_NAMES, type OneOfEachRole } from '../helpers/roles.js';
 import { drainEvents, expectConsistent } from '../helpers/consistency.js';
 import { startTestServer, type TestRealm, type TestServer, type TestUser } from '../helpers/server.js';
 
 const clock = new ManualClock(Date.now());
 let server: TestServer;
 let realm: TestRealm;
-let cast: Cast;
+let cast: OneOfEachRole;
 
 const secs = () => Math.floor(clock.now() / 1000);
 const report = async (u: TestUser, params: Record<string, unknown> = {}) =>
@@ -29,7 +29,7 @@ const setup = async () => {
   // Batches are written only when a test flushes (no timer racing the assertions).
   server ??= await startTestServer({ clock, env: { PRESENCE_FLUSH_INTERVAL_MS: '3600000' } });
   realm ??= await server.createRealm();
-  cast ??= await castOf(realm);
+  cast ??= await oneOfEachRole(realm, { botOwner: 'member' });
 };
 
 const protocol = suite('POST /users/me/presence');

@@ -10,14 +10,14 @@ import { z } from 'zod';
 import { decryptOnDevice, tokenId } from '../../src/domain/push-crypto.js';
 import { notifyNewMessage, type PushMessage } from '../../src/push/push-notifier.js';
 import { assertError, assertSuccess } from '../helpers/assert.js';
-import { castOf, ROLE_NAMES, type Cast } from '../helpers/messaging.js';
+import { oneOfEachRole, ROLE_NAMES, type OneOfEachRole } from '../helpers/roles.js';
 import { startFakePushService, type FakePushService } from '../helpers/fake-push-service.js';
 import { startTestServer, type TestRealm, type TestServer, type TestUser } from '../helpers/server.js';
 
 let push: FakePushService;
 let server: TestServer;
 let realm: TestRealm;
-let cast: Cast;
+let cast: OneOfEachRole;
 let deviceCounter = 0;
 
 interface Device {
@@ -70,7 +70,7 @@ const setup = async () => {
   push ??= await startFakePushService();
   server ??= await startTestServer({ env: { PUSH_SERVICE_URL: push.url } });
   realm ??= await server.createRealm();
-  cast ??= await castOf(realm);
+  cast ??= await oneOfEachRole(realm, { botOwner: 'member' });
 };
 
 const reg = suite('POST /mobile_push/register');

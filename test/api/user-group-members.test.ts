@@ -4,14 +4,14 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Role } from '../../src/domain/roles.js';
 import { assertError, assertSuccess } from '../helpers/assert.js';
-import { castOf, ROLE_NAMES, type Cast } from '../helpers/messaging.js';
+import { oneOfEachRole, ROLE_NAMES, type OneOfEachRole } from '../helpers/roles.js';
 import { systemGroup } from '../helpers/groups.js';
 import { expectConsistent } from '../helpers/consistency.js';
 import { startTestServer, type TestRealm, type TestServer, type TestUser } from '../helpers/server.js';
 
 let server: TestServer;
 let realm: TestRealm;
-let cast: Cast;
+let cast: OneOfEachRole;
 let ann: TestUser;
 let ben: TestUser;
 let counter = 0;
@@ -35,7 +35,7 @@ const sorted = (ids: number[]) => [...ids].sort((a, b) => a - b);
 const setup = async () => {
   server ??= await startTestServer();
   realm ??= await server.createRealm();
-  cast ??= await castOf(realm);
+  cast ??= await oneOfEachRole(realm, { botOwner: 'member' });
   ann ??= await realm.createUser({ name: 'Ann' });
   ben ??= await realm.createUser({ name: 'Ben' });
 };

@@ -6,14 +6,14 @@ import * as assert from 'uvu/assert';
 import { checkGroupCaller } from '../../src/http/endpoints/user-groups.js';
 import { botsAreMembershipTargets, botsMayCallGroupEndpoints, groupNameProblem } from '../../src/domain/group-permissions.js';
 import { assertError, assertSuccess, catchApiError } from '../helpers/assert.js';
-import { castOf, ROLE_NAMES, type Cast } from '../helpers/messaging.js';
+import { oneOfEachRole, ROLE_NAMES, type OneOfEachRole } from '../helpers/roles.js';
 import { setRealmGroupSetting, systemGroup } from '../helpers/groups.js';
 import { expectConsistent } from '../helpers/consistency.js';
 import { startTestServer, type TestRealm, type TestServer, type TestUser } from '../helpers/server.js';
 
 let server: TestServer;
 let realm: TestRealm;
-let cast: Cast;
+let cast: OneOfEachRole;
 let other: TestUser;
 let counter = 0;
 
@@ -36,7 +36,7 @@ const withDeactivated = { registerParams: { client_capabilities: { include_deact
 const setup = async () => {
   server ??= await startTestServer();
   realm ??= await server.createRealm();
-  cast ??= await castOf(realm);
+  cast ??= await oneOfEachRole(realm, { botOwner: 'member' });
   other ??= await realm.createUser({ name: 'Otto Other' });
 };
 
