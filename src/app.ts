@@ -100,6 +100,7 @@ export async function createApp(o: AppOptions): Promise<App> {
       async close() {
         // Parked polls are answered and cursors saved before the actors stop.
         await Promise.all((await realms.loadedRealms()).map((r) => r.queues.shutdown()));
+        await Promise.all((await realms.loadedRealms()).map((r) => r.presence.shutdown()));
         runtime.stop();
         if (!o.database) await database.close();
       },

@@ -5,6 +5,9 @@ import { resolve } from 'node:path';
 import { z } from 'zod';
 
 const int = (min: number, max = Number.MAX_SAFE_INTEGER) => z.coerce.number().int().min(min).max(max);
+const bool = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'])
+  .transform((v) => v === 'true' || v === '1' || v === 'yes');
 const url = z.string().url();
 
 const schema = z.object({
@@ -43,6 +46,10 @@ const schema = z.object({
   SOCKET_MAX_BACKPRESSURE_BYTES: int(1024).default(1024 * 1024),
   SOCKET_TICKET_TTL_SECONDS: int(1).default(60),
 
+  PRESENCE_FLUSH_INTERVAL_MS: int(10).default(5_000),
+  PRESENCE_EVENT_USER_LIMIT: int(0).default(100),
+  CAN_ACCESS_ALL_USERS_GROUP_LIMITS_PRESENCE: bool.default('false'),
+  INVITATION_LINK_VALIDITY_MINUTES: int(1).default(14_400),
   MAX_UPLOAD_BYTES: int(1).default(25 * 1024 * 1024),
   UPLOADS_DIR: z.string().min(1).optional(),
   VIDEOCALL_URL: url.optional(),
@@ -99,6 +106,18 @@ export interface Config {
     readonly buckets: number;
     readonly socketMaxBackpressureBytes: number;
     readonly socketTicketTtlSecs: number;
+  };
+  readonly presence: {
+    /** How often changed presence rows are written (at most one write per user per interval). */
+    readonly flushIntervalMs: number;
+    /** Organizations with more active users than this get no presence events (clients poll). */
+    readonly eventUserLimit: number;
+    /** Limit presence data to the users the requester may access (can_access_all_users_group). */
+    readonly limitToAccessibleUsers: boolean;
+  };
+  readonly invitations: {
+    /** Default lifetime of a reusable invitation link. */
+    readonly linkValidityMinutes: number;
   };
   readonly uploads: {
     /** Largest file accepted by POST /user_uploads. */
@@ -177,6 +196,12 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       socketMaxBackpressureBytes: e.SOCKET_MAX_BACKPRESSURE_BYTES,
       socketTicketTtlSecs: e.SOCKET_TICKET_TTL_SECONDS,
     },
+    presence: {
+      flushIntervalMs: e.PRESENCE_FLUSH_INTERVAL_MS,
+      eventUserLimit: e.PRESENCE_EVENT_USER_LIMIT,
+      limitToAccessibleUsers: e.CAN_ACCESS_ALL_USERS_GROUP_LIMITS_PRESENCE,
+    },
+    invitations: { linkValidityMinutes: e.INVITATION_LINK_VALIDITY_MINUTES },
     uploads: {
       maxBytes: e.MAX_UPLOAD_BYTES,
       dir: resolve(e.UPLOADS_DIR ?? resolve(e.DATA_DIR, 'uploads')),

@@ -143,6 +143,19 @@ export const errors = {
   invalidChannelId: () => bad('Invalid channel ID'),
   invalidMessage: () => bad('Invalid message(s)'),
 
+  // User groups
+  invalidUserGroup: () => bad('Invalid user group'),
+  invalidUserGroupId: (id: number) => bad(`Invalid user group ID: ${id}`),
+  userGroupDeactivated: () => bad('User group is deactivated.'),
+  userGroupExists: (name: string) => bad(`User group '${name}' already exists.`),
+  groupInUse: (objections: readonly Record<string, unknown>[]) =>
+    new ApiError('CANNOT_DEACTIVATE_GROUP_IN_USE', 'Cannot deactivate user group in use.', 400, { objections }),
+  noNewData: () => bad('No new data supplied'),
+
+  // Push notifications
+  pushServiceNotConfigured: () =>
+    new ApiError('PUSH_SERVICE_NOT_CONFIGURED', 'Server is not configured to use push notification service.', 400),
+  invalidTokenLength: () => bad('Empty or invalid length token'),
   // Channels, subscriptions and messages
   invalidPrincipal: (principal: string | number) =>
     new ApiError('UNAUTHORIZED_PRINCIPAL', `User not authorized to execute queries on behalf of '${principal}'`, 403, {

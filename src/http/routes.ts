@@ -61,6 +61,22 @@ import {
   reactivateUser,
   updateUser,
 } from './endpoints/users.js';
+import { createChannelFolder, getChannelFolders, reorderChannelFolders, updateChannelFolder } from './endpoints/channel-folders.js';
+import { createMultiuseInvite, getInvites, revokeMultiuseInvite } from './endpoints/invites.js';
+import { getRealmPresence, getUserPresence, updatePresence } from './endpoints/presence.js';
+import { addApnsToken, addFcmToken, registerPushDevice, removeApnsToken, removeFcmToken } from './endpoints/push.js';
+import { showSignup, submitSignup } from './endpoints/signup.js';
+import {
+  createUserGroup,
+  deactivateUserGroup,
+  getUserGroupMembers,
+  getUserGroupMembership,
+  getUserGroups,
+  getUserGroupSubgroups,
+  updateUserGroup,
+  updateUserGroupMembers,
+  updateUserGroupSubgroups,
+} from './endpoints/user-groups.js';
 import type { RouteTable } from './router.js';
 import { z } from 'zod';
 import { RawResponse, serverEndpoint } from './endpoint.js';
@@ -120,6 +136,12 @@ export const apiRoutes: RouteTable = {
   '/realm/user_settings_defaults': { PATCH: updateUserSettingsDefaults },
   '/realm/profile_fields': { GET: getProfileFields, POST: createProfileField, PATCH: reorderProfileFields },
   '/realm/profile_fields/{field_id}': { PATCH: updateProfileField, DELETE: deleteProfileField },
+  '/channel_folders': { GET: getChannelFolders, PATCH: reorderChannelFolders },
+  '/channel_folders/create': { POST: createChannelFolder },
+  '/channel_folders/{channel_folder_id}': { PATCH: updateChannelFolder },
+  '/invites': { GET: getInvites },
+  '/invites/multiuse': { POST: createMultiuseInvite },
+  '/invites/multiuse/{invite_id}': { DELETE: revokeMultiuseInvite },
   '/register': { POST: register },
   '/saved_snippets': { GET: getSnippets, POST: createSnippet },
   '/saved_snippets/{saved_snippet_id}': { PATCH: editSnippet, DELETE: deleteSnippet },
@@ -162,6 +184,19 @@ export const apiRoutes: RouteTable = {
   '/users/{user_id}': { GET: getUser, PATCH: updateUser, DELETE: deactivateUser },
   '/users/{user_id}/reactivate': { POST: reactivateUser },
   '/users/{user_id}/status': { GET: getUserStatus, POST: setUserStatus },
+  '/users/me/presence': { POST: updatePresence },
+  '/users/me/apns_device_token': { POST: addApnsToken, DELETE: removeApnsToken },
+  '/users/me/android_gcm_reg_id': { POST: addFcmToken, DELETE: removeFcmToken },
+  '/mobile_push/register': { POST: registerPushDevice },
+  '/users/{user_id_or_email}/presence': { GET: getUserPresence },
+  '/realm/presence': { GET: getRealmPresence },
+  '/user_groups': { GET: getUserGroups },
+  '/user_groups/create': { POST: createUserGroup },
+  '/user_groups/{user_group_id}': { PATCH: updateUserGroup },
+  '/user_groups/{user_group_id}/deactivate': { POST: deactivateUserGroup },
+  '/user_groups/{user_group_id}/members': { GET: getUserGroupMembers, POST: updateUserGroupMembers },
+  '/user_groups/{user_group_id}/members/{user_id}': { GET: getUserGroupMembership },
+  '/user_groups/{user_group_id}/subgroups': { GET: getUserGroupSubgroups, POST: updateUserGroupSubgroups },
 };
 
 export const siteRoutes: RouteTable = {
@@ -173,4 +208,5 @@ export const siteRoutes: RouteTable = {
   '/user_uploads/temporary/{token}/{filename}': { GET: getTemporaryFile },
   '/user_avatars/{realm_id}/{file_name}': { GET: serveUploadedAvatar },
   '/user_avatars/{realm_id}/emoji/images/{file_name}': { GET: serveRealmEmoji },
+  '/join/{key}/': { GET: showSignup, POST: submitSignup },
 };

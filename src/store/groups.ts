@@ -62,3 +62,70 @@ export async function setSystemMemberships(
       SELECT unnest(${sql.array(memberOf, 'int4')}::int[]), ${userId}`);
   }
 }
+
+export interface NewNamedGroup {
+  readonly realmId: number;
+  readonly name: string;
+  readonly description: string;
+  readonly creatorId: number | null;
+  readonly settings: Readonly<Record<string, number>>;
+  readonly members: readonly number[];
+  readonly subgroups: readonly number[];
+  readonly nowMs: number;
+}
+
+/** Insert a named group with its members and subgroups; returns its id. */
+export async function insertNamedGroup(db: CommonQueryMethods, g: NewNamedGroup): Promise<number> {
+  const id = await db.oneFirst(sql.type(z.object({ id: z.number() }))`
+    INSERT INTO user_groups (realm_id, name, description, is_system_group, creator_id, date_created, settings)
+    VALUES (${g.realmId}, ${g.name}, ${g.description}, false, ${g.creatorId}, to_timestamp(${g.nowMs / 1000}),
+            ${sql.jsonb(g.settings as Record<string, number>)})
+    RETURNING id`);
+  await addMembers(db, id, g.members);
+  await addSubgroups(db, id, g.subgroups);
+  return id;
+}
+
+export interface GroupFieldChanges {
+  readonly name?: string | undefined;
+  readonly description?: string | undefined;
+  readonly settings?: Readonly<Record<string, number>> | undefined;
+  readonly deactivated?: boolean | undefined;
+}
+
+export async function updateGroupFields(db: CommonQueryMethods, groupId: number, c: GroupFieldChanges): Promise<void> {
+  const sets = [
+    c.name === undefined ? null : sql.fragment`name = ${c.name}`,
+    c.description === undefined ? null : sql.fragment`description = ${c.description}`,
+    c.settings === undefined ? null : sql.fragment`settings = ${sql.jsonb(c.settings as Record<string, number>)}`,
+    c.deactivated === undefined ? null : sql.fragment`deactivated = ${c.deactivated}`,
+  ].filter((f) => f !== null);
+  if (sets.length === 0) return;
+  await db.query(sql.unsafe`UPDATE user_groups SET ${sql.join(sets, sql.fragment`, `)} WHERE id = ${groupId}`);
+}
+
+export async function addMembers(db: CommonQueryMethods, groupId: number, userIds: readonly number[]): Promise<void> {
+  if (userIds.length === 0) return;
+  await db.query(sql.unsafe`
+    INSERT INTO user_group_members (group_id, user_id)
+    SELECT ${groupId}, unnest(${sql.array(userIds, 'int4')}::int[]) ON CONFLICT DO NOTHING`);
+}
+
+export async function removeMembers(db: CommonQueryMethods, groupId: number, userIds: readonly number[]): Promise<void> {
+  if (userIds.length === 0) return;
+  await db.query(sql.unsafe`
+    DELETE FROM user_group_members WHERE group_id = ${groupId} AND user_id = ANY(${sql.array(userIds, 'int4')})`);
+}
+
+export async function addSubgroups(db: CommonQueryMethods, groupId: number, subgroupIds: readonly number[]): Promise<void> {
+  if (subgroupIds.length === 0) return;
+  await db.query(sql.unsafe`
+    INSERT INTO user_group_subgroups (group_id, subgroup_id)
+    SELECT ${groupId}, unnest(${sql.array(subgroupIds, 'int4')}::int[]) ON CONFLICT DO NOTHING`);
+}
+
+export async function removeSubgroups(db: CommonQueryMethods, groupId: number, subgroupIds: readonly number[]): Promise<void> {
+  if (subgroupIds.length === 0) return;
+  await db.query(sql.unsafe`
+    DELETE FROM user_group_subgroups WHERE group_id = ${groupId} AND subgroup_id = ANY(${sql.array(subgroupIds, 'int4')})`);
+}

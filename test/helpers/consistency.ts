@@ -7,8 +7,11 @@ import { applyEvents } from './reducers/index.js';
 import type { ClientEventJson, RegisterState } from './reducers/types.js';
 import type { Params, TestUser } from './server.js';
 
-/** Members that legitimately differ between two registrations. */
-const VOLATILE = new Set(['queue_id', 'last_event_id', 'server_timestamp', 'result', 'msg']);
+/**
+ * Members that legitimately differ between two registrations. Clients take
+ * presence_last_update_id from their own presence fetches, never from events.
+ */
+const VOLATILE = new Set(['queue_id', 'last_event_id', 'server_timestamp', 'presence_last_update_id', 'result', 'msg']);
 
 export interface ConsistencyOptions {
   /** fetch_event_types (and event_types unless eventTypes is given). */

@@ -6,8 +6,9 @@ import { isMeMessage } from '../../domain/message-rules.js';
 import { messageNarrowUrl } from '../../domain/narrow-url.js';
 import { lastTopicMessage } from '../../store/message-edits.js';
 import type { RealmHandle } from '../realm/actor.js';
+import { dmKeyOf } from '../realm/channel-index.js';
 import { realmMarkdownContext, renderData } from '../realm/markdown-context.js';
-import type { UserRecord } from '../realm/state.js';
+import type { RealmState, UserRecord } from '../realm/state.js';
 
 /** Notices of resolving a topic; one sent shortly before is deleted instead of adding another. */
 export const NoticeKind = { resolve: 1 } as const;
@@ -24,14 +25,37 @@ export async function sendNotice(
   o: { readFor?: number; kind?: number } = {},
 ): Promise<number> {
   const botId = await realm.ask('bot.notificationBot', null);
+  return sendAutomated(realm, botId, { channelId, topic }, content, o);
+}
+
+export type AutomatedTarget = { readonly channelId: number; readonly topic: string } | { readonly dmUserIds: readonly number[] };
+
+/** The conversation owner to ask, and where the send goes. */
+function conversationOf(state: RealmState, to: AutomatedTarget) {
+  if ('channelId' in to) {
+    const isPublic = !state.channels.get(to.channelId)!.invite_only;
+    return { key: { kind: 'channel', channelId: to.channelId } as const, where: { channel: { id: to.channelId, topic: to.topic, isPublic } } };
+  }
+  const dmKey = dmKeyOf(to.dmUserIds);
+  return { key: { kind: 'dm', dmKey } as const, where: { dm: { key: dmKey, userIds: to.dmUserIds } } };
+}
+
+/** A message from a system bot to a channel topic or a direct conversation, rendered here. */
+export async function sendAutomated(
+  realm: RealmHandle,
+  botId: number,
+  to: AutomatedTarget,
+  content: string,
+  o: { readFor?: number; kind?: number } = {},
+): Promise<number> {
   const state = realm.state;
   const bot = state.user(botId)!;
-  const channel = state.channels.get(channelId)!;
   const data = renderData(realm.state);
   const r = renderMarkdown(content, realmMarkdownContext(state, data, bot));
-  const { id } = await realm.conversations.ask({ kind: 'channel', channelId }, 'send', {
+  const { key, where } = conversationOf(state, to);
+  const { id } = await realm.conversations.ask(key, 'send', {
     senderId: botId,
-    channel: { id: channelId, topic, isPublic: !channel.invite_only },
+    ...where,
     content,
     rendered: { html: r.html, hasLink: r.hasLink, hasImage: r.hasImage, hasAttachment: r.hasAttachment, uploadPathIds: r.uploadPathIds },
     isMeMessage: isMeMessage(content, r.html),

@@ -7,6 +7,7 @@ import { DM_BIT, FLAG_BITS, flagNames } from '../../domain/flags.js';
 import { messageEvent } from '../../domain/events/messages.js';
 import * as store from '../../store/messages.js';
 import { setFirstMessageIfUnset } from '../../store/channels.js';
+import { notifyAfterCommit } from '../../push/push-targets.js';
 import type { ConversationContext } from './conversations.js';
 import { messageObject, type Linkifiers } from './message-view.js';
 
@@ -73,7 +74,7 @@ export async function sendMessage(ctx: ConversationContext, input: SendInput): P
     if (earlier !== null) return { id: earlier };
   }
   try {
-    return await ctx.write(
+    const sent = await ctx.write(
       async (tx, emit) => {
         const state = realm.state;
         const personal = new Map<number, number>();
@@ -136,7 +137,7 @@ export async function sendMessage(ctx: ConversationContext, input: SendInput): P
             },
           ),
         );
-        return { id: row.id };
+        return { id: row.id, recipients, dateSent: row.date_sent };
       },
       // After commit: what realm state caches about conversations.
       (result) => {
@@ -145,6 +146,17 @@ export async function sendMessage(ctx: ConversationContext, input: SendInput): P
         if (input.dm) state.channels.addDmConversation(input.dm.userIds);
       },
     );
+    const channel = input.channel ? realm.state.channels.get(input.channel.id) : undefined;
+    notifyAfterCommit(realm, {
+      id: sent.id,
+      senderId: input.senderId,
+      content: input.content,
+      timestamp: Math.floor(sent.dateSent / 1000),
+      channel: input.channel ? { id: input.channel.id, name: channel?.name ?? '', topic: input.channel.topic } : undefined,
+      directRecipientIds: input.dm?.userIds,
+      recipients: sent.recipients,
+    });
+    return { id: sent.id };
   } catch (e) {
     if (!(e instanceof DuplicateSend)) throw e;
     return { id: (await store.findIdempotentSend(db, input.senderId, input.idempotencyKey!))! };

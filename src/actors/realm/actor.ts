@@ -9,6 +9,7 @@ import { isDatabaseUnavailable } from '../../store/database.js';
 import { writeWithEvents, type Emit, type RealmEventStream } from '../realm-events.js';
 import { ask, fail, ok, reply, spawnActor, type Ref, type Reply } from '../runtime.js';
 import type { Services } from '../../services.js';
+import { RealmPresence } from '../presence/realm-presence.js';
 import { RealmQueues } from '../queues/realm-queues.js';
 import { Conversations } from '../conversations/conversations.js';
 import { realmCommands, type CommandInput, type CommandName, type CommandOutput } from './commands.js';
@@ -34,6 +35,8 @@ export class RealmHandle {
   readonly userDeactivationHooks: Array<(userId: number) => void> = [];
   /** The organization's event queues. */
   readonly queues: RealmQueues;
+  /** Presence of the organization's users (its own actor, `realm-<id>/presence`). */
+  readonly presence: RealmPresence;
   /** The owners of message writes below the realm actor (channels, direct messages, users). */
   readonly conversations: Conversations;
 
@@ -51,6 +54,7 @@ export class RealmHandle {
       services.log,
     );
     this.queues = new RealmQueues(this);
+    this.presence = new RealmPresence(this);
     this.conversations = new Conversations(this);
   }
 

@@ -1,5 +1,9 @@
 // The realm actor's command table: one spread per resource module. A command is
 // `(ctx: RealmContext, input) => Promise<output>`; RealmHandle.ask is typed from this table.
+import { channelFolderCommands } from './channel-folders.js';
+import { groupCommands } from './groups.js';
+import { invitationCommands } from './invitations.js';
+import { pushCommands } from './push-devices.js';
 import { botCommands } from './bots.js';
 import { personalCommands } from './personal.js';
 import { profileFieldCommands } from './profile-fields.js';
@@ -14,6 +18,10 @@ import { systemBotCommands } from './system-bots.js';
 
 export const realmCommands = {
   ...userCommands,
+  ...groupCommands,
+  ...channelFolderCommands,
+  ...pushCommands,
+  ...invitationCommands,
   ...channelCommands,
   ...subscriptionCommands,
   ...systemBotCommands,

@@ -5,6 +5,7 @@
 import { sql, type CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
 import { errors } from '../../domain/errors.js';
+import { isGuest } from '../../domain/roles.js';
 import type { SystemGroupName } from '../../domain/system-groups.js';
 import { toGroupRecord, type GroupRecord, type RealmState } from './state.js';
 
@@ -26,8 +27,8 @@ export function checkGroupSetting(state: RealmState, value: GroupSettingInput, r
   const forbidden = rule.forbidden ?? DEFAULT_FORBIDDEN;
   const checkGroup = (id: number) => {
     const g = state.groups.get(id);
-    if (!g || g.name === null) throw errors.badRequest(`Invalid user group ID: ${id}`);
-    if (g.deactivated) throw errors.badRequest('User group is deactivated.');
+    if (!g || g.name === null) throw errors.invalidUserGroupId(id);
+    if (g.deactivated) throw errors.userGroupDeactivated();
     if (g.is_system_group && forbidden.includes(g.name as SystemGroupName)) {
       throw errors.badRequest(`'${rule.name}' setting cannot be set to '${g.name}' group.`);
     }
@@ -112,4 +113,55 @@ export function sameGroupSetting(state: RealmState, groupId: number, value: Grou
   const same = (a: readonly number[], b: readonly number[]) =>
     a.length === b.length && [...a].sort((x, y) => x - y).every((x, i) => x === [...b].sort((p, q) => p - q)[i]);
   return same(current.direct_members, next.direct_members) && same(current.direct_subgroups, next.direct_subgroups);
+}
+
+/** An update of a group-setting value (PATCH endpoints): the new value and, optionally, the expected current one. */
+export interface GroupSettingUpdate {
+  readonly new: GroupSettingInput;
+  readonly old?: GroupSettingInput | undefined;
+}
+
+/**
+ * Check an update against the setting's current group: `old`, when given, must denote the
+ * current value. Returns whether anything changes. Throws a 400.
+ */
+export function checkGroupSettingUpdate(
+  state: RealmState,
+  currentGroupId: number,
+  update: GroupSettingUpdate,
+  rule: GroupSettingRule,
+): boolean {
+  if (update.old !== undefined && !sameGroupSetting(state, currentGroupId, update.old)) {
+    throw errors.badRequest("'old' value does not match the expected value.");
+  }
+  if (sameGroupSetting(state, currentGroupId, update.new)) return false;
+  checkGroupSetting(state, update.new, rule);
+  return true;
+}
+
+/**
+ * A setting moved away from this group: an anonymous group (which only that setting used) is
+ * deleted inside the transaction. Returns the id to drop from the cached state, if any.
+ */
+export async function releaseGroupSetting(tx: CommonQueryMethods, state: RealmState, groupId: number): Promise<number | null> {
+  const g = state.groups.get(groupId);
+  if (!g || g.name !== null) return null;
+  await tx.query(sql.unsafe`DELETE FROM user_groups WHERE id = ${groupId} AND name IS NULL`);
+  return groupId;
+}
+
+/** After commit: forget anonymous groups released by releaseGroupSetting. */
+export function applyReleasedGroupSettings(state: RealmState, released: ReadonlyArray<number | null>): void {
+  for (const id of released) if (id !== null) state.groups.delete(id);
+}
+
+/**
+ * Does the user hold a permission whose value is this group? Guests never do when the setting
+ * excludes them (allow_everyone_group false), whatever the value names.
+ */
+export function holdsGroupPermission(state: RealmState, userId: number, groupId: number, allowEveryone: boolean): boolean {
+  const u = state.user(userId);
+  if (!u || !u.is_active) return false;
+  if (!allowEveryone && isGuest(u.role)) return false;
+  return state.isInGroup(userId, groupId);
 }

@@ -1,18 +1,20 @@
-// The organization's automated sender: "Notification Bot" posts notices such as "this topic was
-// moved" and "marked as resolved". Created on first use, a bot without an owner.
+// The organization's automated senders, each a bot without an owner created on first use:
+// "Notification Bot" posts notices such as "this topic was moved" and "marked as resolved";
+// "Welcome Bot" greets accounts created through an invitation.
 import { botEmail, userCommands } from './users.js';
 import { Role } from '../../domain/roles.js';
 import type { RealmContext } from './actor.js';
 
 export const NOTIFICATION_BOT_SHORT_NAME = 'notification';
+export const WELCOME_BOT_SHORT_NAME = 'welcome';
 
-async function notificationBot(ctx: RealmContext, _input: null): Promise<number> {
-  const email = botEmail(NOTIFICATION_BOT_SHORT_NAME, ctx.state.realm.host);
+async function systemBot(ctx: RealmContext, shortName: string, fullName: string): Promise<number> {
+  const email = botEmail(shortName, ctx.state.realm.host);
   const existing = ctx.state.userByEmail(email);
   if (existing) return existing.id;
   const { user } = await userCommands['user.create'](ctx, {
-    email: NOTIFICATION_BOT_SHORT_NAME,
-    fullName: 'Notification Bot',
+    email: shortName,
+    fullName,
     role: Role.member,
     passwordHash: null,
     bot: { type: 1, ownerId: null },
@@ -21,5 +23,6 @@ async function notificationBot(ctx: RealmContext, _input: null): Promise<number>
 }
 
 export const systemBotCommands = {
-  'bot.notificationBot': notificationBot,
+  'bot.notificationBot': (ctx: RealmContext, _input: null) => systemBot(ctx, NOTIFICATION_BOT_SHORT_NAME, 'Notification Bot'),
+  'bot.welcomeBot': (ctx: RealmContext, _input: null) => systemBot(ctx, WELCOME_BOT_SHORT_NAME, 'Welcome Bot'),
 };

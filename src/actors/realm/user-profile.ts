@@ -18,6 +18,7 @@ import {
 import { avatarFields } from '../../domain/user-view.js';
 import * as users from '../../store/users.js';
 import type { RealmContext } from './actor.js';
+import { membershipEvents } from './groups.js';
 import type { RealmState, UserRecord } from './state.js';
 import { botAdministrators, checkFullName, checkRoleChange, checkUniqueName, roleChangeEvents, roleSync } from './users.js';
 
@@ -221,9 +222,10 @@ async function updateUser(ctx: RealmContext, input: UpdateUserInput): Promise<Us
   if (newEmail !== undefined) steps.push((cur) => emailChange(state, cur, newEmail));
   if (role === undefined || role === target.role) return applyChanges(ctx, target, steps);
   return applyChanges(ctx, target, steps, {
-    extra: async (tx) => {
+    extra: async (tx, emit) => {
       await users.setRole(tx, target.id, role);
-      await roleSync.syncSystemGroups(ctx, tx, { ...target, role });
+      const groups = await roleSync.syncSystemGroups(ctx, tx, { ...target, role });
+      for (const e of membershipEvents(state, target.id, groups.added, groups.removed)) emit(e);
     },
     after: (record) => roleSync.applySystemGroups(ctx, record),
   });

@@ -17,6 +17,7 @@ import { setSystemMemberships } from '../../store/groups.js';
 import * as users from '../../store/users.js';
 import type { RealmContext } from './actor.js';
 import { botDict } from './bot-view.js';
+import { directNamedGroups, membershipEvents } from './groups.js';
 import { toUserRecord, type RealmState, type UserRecord } from './state.js';
 
 export const MAX_NAME_LENGTH = 100;
@@ -114,11 +115,12 @@ async function createUser(ctx: RealmContext, input: CreateUserInput): Promise<Cr
       const apiEmail = apiEmailFor(row.id, deliveryEmail, settings.email_address_visibility, state.realm.host);
       if (apiEmail !== row.email) await users.updateUser(tx, row.id, { email: apiEmail });
       const record = toUserRecord({ ...row, email: apiEmail });
-      await syncSystemGroups(ctx, tx, record);
+      const groups = await syncSystemGroups(ctx, tx, record);
       emit(userAddedEvent(record));
       if (record.is_bot) {
         emit(realmBotEvent.build({ op: 'add', bot: botDict(record, apiKey) }, { userIds: botAdministrators(state, record) }));
       }
+      for (const e of membershipEvents(state, record.id, groups.added, groups.removed)) emit(e);
       return record;
     },
     (record) => {
@@ -176,8 +178,9 @@ async function setRole(ctx: RealmContext, input: SetRoleInput): Promise<UserReco
     async (tx, emit) => {
       await users.setRole(tx, target.id, input.role);
       const record: UserRecord = { ...target, role: input.role };
-      await syncSystemGroups(ctx, tx, record);
+      const groups = await syncSystemGroups(ctx, tx, record);
       for (const e of roleChangeEvents(state, target, input.role, ctx.services.config.videocallUrl)) emit(e);
+      for (const e of membershipEvents(state, target.id, groups.added, groups.removed)) emit(e);
       return record;
     },
     (record) => {
@@ -222,6 +225,9 @@ async function setActive(ctx: RealmContext, input: SetActiveInput): Promise<User
         if (u.is_bot) {
           emit(realmBotEvent.build({ op: 'update', bot: { user_id: u.id, is_active: input.active } }, { userIds: botAdministrators(state, u) }));
         }
+        // Group member lists leave out deactivated users: their memberships disappear and come back.
+        const groups = directNamedGroups(state, u.id);
+        for (const e of membershipEvents(state, u.id, input.active ? groups : [], input.active ? [] : groups)) emit(e);
         out.push({ ...u, is_active: input.active });
       }
       return out;
@@ -296,9 +302,13 @@ function memberships(state: RealmState, u: UserRecord, nowMs: number): { all: nu
   };
 }
 
+/** Set the user's direct system-group memberships; returns what changed against the cache. */
 async function syncSystemGroups(ctx: RealmContext, tx: Parameters<typeof setSystemMemberships>[0], u: UserRecord) {
   const m = memberships(ctx.state, u, ctx.services.clock.now());
   await setSystemMemberships(tx, u.id, m.all, m.mine);
+  const mine = new Set(m.mine);
+  const had = (id: number) => ctx.state.groups.get(id)?.members.has(u.id) ?? false;
+  return { added: m.mine.filter((id) => !had(id)), removed: m.all.filter((id) => had(id) && !mine.has(id)) };
 }
 
 /** Mirror syncSystemGroups in the cached groups (after commit). */

@@ -1,10 +1,14 @@
 // Every resource's reducers, one line each.
-import { coreReducers } from './core.js';
+import { channelFolderReducers } from './channel-folders.js';
 import { channelReducers } from './channels.js';
+import { coreReducers } from './core.js';
+import { inviteReducers } from './invites.js';
 import { messageReducers } from './messages.js';
 import { personalReducers } from './personal.js';
+import { presenceReducers } from './presence.js';
 import { realmReducers } from './realm.js';
 import type { ClientEventJson, Reducer, RegisterState } from './types.js';
+import { userGroupReducers } from './user-groups.js';
 import { userReducers } from './users.js';
 
 export const reducers: Record<string, Reducer> = {
@@ -14,6 +18,10 @@ export const reducers: Record<string, Reducer> = {
   ...userReducers,
   ...realmReducers,
   ...personalReducers,
+  ...userGroupReducers,
+  ...channelFolderReducers,
+  ...presenceReducers,
+  ...inviteReducers,
 };
 
 export function applyEvents(state: RegisterState, events: readonly ClientEventJson[]): RegisterState {

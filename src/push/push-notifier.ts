@@ -1,0 +1,102 @@
+// New-message push notifications through the push service (PUSH_SERVICE_URL). Each registered
+// end-to-end-encrypted device gets the payload encrypted with its own push key (cryptosystem
+// 0x31) and labelled with its push_key_id; legacy provider tokens get it in the clear unless the
+// organization requires end-to-end encryption. One POST per message:
+//
+//   POST {PUSH_SERVICE_URL}/notify   Content-Type: application/json
+//   {"realm_url": "...", "notifications": [
+//     {"token_kind", "token_id", "bouncer_public_key", "encrypted_push_registration", "push_key_id", "encrypted_data"},
+//     {"token_kind", "token", "ios_app_id", "data": {...}}   (legacy)
+//   ]}
+//
+// The messaging layer decides who is notified and calls notifyNewMessage after its commit.
+import type { RealmHandle } from '../actors/realm/actor.js';
+import { encryptForDevice } from '../domain/push-crypto.js';
+import { devicesOfUsers, legacyTokensOfUsers } from '../store/push.js';
+
+export interface PushMessage {
+  readonly id: number;
+  readonly senderId: number;
+  /** Raw Markdown; notifications carry a shortened copy. */
+  readonly content: string;
+  /** UNIX seconds. */
+  readonly timestamp: number;
+  /** For channel messages. */
+  readonly channel?: { readonly id: number; readonly name: string; readonly topic: string } | undefined;
+  /** For direct messages: every participant, the sender included. */
+  readonly directRecipientIds?: readonly number[] | undefined;
+}
+
+const CONTENT_LIMIT = 200;
+const SEND_TIMEOUT_MS = 10_000;
+
+function shorten(content: string): string {
+  const chars = [...content.trim()];
+  return chars.length <= CONTENT_LIMIT ? chars.join('') : `${chars.slice(0, CONTENT_LIMIT - 1).join('')}…`;
+}
+
+/** What one recipient's devices are told about a message (before encryption). */
+export function messagePayload(realm: RealmHandle, m: PushMessage, recipientId: number): Record<string, unknown> {
+  const r = realm.state.realm;
+  const sender = realm.state.user(m.senderId);
+  const where = m.channel
+    ? { recipient_type: 'channel', channel_id: m.channel.id, channel_name: m.channel.name, topic: m.channel.topic }
+    : { recipient_type: 'direct', recipient_user_ids: [...(m.directRecipientIds ?? [])].sort((a, b) => a - b) };
+  return {
+    type: 'message',
+    realm_url: r.url,
+    realm_name: r.name,
+    user_id: recipientId,
+    message_id: m.id,
+    sender_id: m.senderId,
+    sender_full_name: sender?.full_name ?? '',
+    time: m.timestamp,
+    ...where,
+    content: shorten(m.content),
+  };
+}
+
+/**
+ * Send a new message's notifications to every registered device of the recipients. Never
+ * throws: failures are logged (a lost notification must not fail the send). Call after commit,
+ * without awaiting on the request path.
+ */
+export async function notifyNewMessage(realm: RealmHandle, message: PushMessage, recipientUserIds: readonly number[]): Promise<void> {
+  const { config, db, log } = realm.services;
+  const url = config.pushServiceUrl;
+  if (!url || recipientUserIds.length === 0) return;
+  try {
+    const recipients = recipientUserIds.filter((id) => realm.state.user(id)?.is_active);
+    const [devices, legacy] = await Promise.all([
+      devicesOfUsers(db, recipients),
+      realm.state.realm.settings.require_e2ee_push_notifications ? Promise.resolve([]) : legacyTokensOfUsers(db, recipients),
+    ]);
+    const payloads = new Map<number, string>();
+    const payloadOf = (userId: number) => {
+      let p = payloads.get(userId);
+      if (p === undefined) payloads.set(userId, (p = JSON.stringify(messagePayload(realm, message, userId))));
+      return p;
+    };
+    const notifications: Record<string, unknown>[] = devices.map((d) => ({
+      token_kind: d.token_kind,
+      token_id: d.token_id,
+      bouncer_public_key: d.bouncer_public_key,
+      encrypted_push_registration: d.encrypted_push_registration,
+      push_key_id: d.push_key_id,
+      encrypted_data: encryptForDevice(d.push_key!, payloadOf(d.user_id)),
+    }));
+    for (const t of legacy) {
+      notifications.push({ token_kind: t.kind, token: t.token, ios_app_id: t.ios_app_id, data: JSON.parse(payloadOf(t.user_id)) });
+    }
+    if (notifications.length === 0) return;
+    const res = await fetch(`${url}/notify`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ realm_url: realm.state.realm.url, notifications }),
+      signal: AbortSignal.timeout(SEND_TIMEOUT_MS),
+    });
+    if (!res.ok) log.warn({ status: res.status, message: message.id }, 'push service refused notifications');
+  } catch (err) {
+    log.warn({ err, message: message.id }, 'push notifications not sent');
+  }
+}

@@ -1,0 +1,99 @@
+// Push registrations: end-to-end-encrypted devices (push_devices) and legacy provider tokens
+// (push_device_tokens). Writes run inside the realm actor's transaction.
+import { sql, type CommonQueryMethods } from 'slonik';
+import { z } from 'zod';
+
+const deviceRow = z.object({
+  id: z.number(),
+  user_id: z.number(),
+  device_id: z.number(),
+  push_key_id: z.number().nullable(),
+  push_key: z.instanceof(Buffer).nullable(),
+  token_kind: z.enum(['fcm', 'apns']).nullable(),
+  token_id: z.string().nullable(),
+  bouncer_public_key: z.string().nullable(),
+  encrypted_push_registration: z.string().nullable(),
+});
+export type DeviceRow = z.infer<typeof deviceRow>;
+
+const deviceColumns = sql.fragment`id, user_id, device_id, push_key_id, push_key, token_kind, token_id, bouncer_public_key,
+  encrypted_push_registration`;
+
+export function findDevice(db: CommonQueryMethods, userId: number, deviceId: number): Promise<DeviceRow | null> {
+  return db.maybeOne(sql.type(deviceRow)`
+    SELECT ${deviceColumns} FROM push_devices WHERE user_id = ${userId} AND device_id = ${deviceId}`);
+}
+
+export interface PushKeyFields {
+  readonly pushKeyId: number;
+  readonly pushKey: Buffer;
+}
+
+export interface TokenFields {
+  readonly tokenKind: 'fcm' | 'apns';
+  readonly tokenId: string;
+  readonly bouncerPublicKey: string;
+  readonly encryptedPushRegistration: string;
+}
+
+/** Create or update a device's registration; absent groups keep their stored values. */
+export async function saveDevice(
+  db: CommonQueryMethods,
+  userId: number,
+  deviceId: number,
+  key: PushKeyFields | null,
+  token: TokenFields | null,
+): Promise<void> {
+  await db.query(sql.unsafe`
+    INSERT INTO push_devices (user_id, device_id, push_key_id, push_key, token_kind, token_id, bouncer_public_key, encrypted_push_registration)
+    VALUES (${userId}, ${deviceId}, ${key?.pushKeyId ?? null}, ${key ? sql.binary(key.pushKey) : null}, ${token?.tokenKind ?? null},
+            ${token?.tokenId ?? null}, ${token?.bouncerPublicKey ?? null}, ${token?.encryptedPushRegistration ?? null})
+    ON CONFLICT (user_id, device_id) DO UPDATE SET
+      push_key_id = coalesce(excluded.push_key_id, push_devices.push_key_id),
+      push_key = coalesce(excluded.push_key, push_devices.push_key),
+      token_kind = coalesce(excluded.token_kind, push_devices.token_kind),
+      token_id = coalesce(excluded.token_id, push_devices.token_id),
+      bouncer_public_key = coalesce(excluded.bouncer_public_key, push_devices.bouncer_public_key),
+      encrypted_push_registration = coalesce(excluded.encrypted_push_registration, push_devices.encrypted_push_registration),
+      date_updated = now()`);
+}
+
+/** Complete E2EE registrations (key and token) of these users. */
+export function devicesOfUsers(db: CommonQueryMethods, userIds: readonly number[]): Promise<readonly DeviceRow[]> {
+  return db.any(sql.type(deviceRow)`
+    SELECT ${deviceColumns} FROM push_devices
+    WHERE user_id = ANY(${sql.array(userIds, 'int4')}) AND push_key IS NOT NULL AND token_id IS NOT NULL
+    ORDER BY user_id, device_id`);
+}
+
+const tokenRow = z.object({
+  id: z.number(),
+  user_id: z.number(),
+  kind: z.enum(['apns', 'fcm']),
+  token: z.string(),
+  ios_app_id: z.string().nullable(),
+});
+export type LegacyTokenRow = z.infer<typeof tokenRow>;
+
+export function legacyTokensOfUsers(db: CommonQueryMethods, userIds: readonly number[]): Promise<readonly LegacyTokenRow[]> {
+  return db.any(sql.type(tokenRow)`
+    SELECT id, user_id, kind, token, ios_app_id FROM push_device_tokens
+    WHERE user_id = ANY(${sql.array(userIds, 'int4')}) ORDER BY id`);
+}
+
+export async function addLegacyToken(db: CommonQueryMethods, userId: number, kind: 'apns' | 'fcm', token: string, iosAppId: string | null): Promise<void> {
+  await db.query(sql.unsafe`
+    INSERT INTO push_device_tokens (user_id, kind, token, ios_app_id) VALUES (${userId}, ${kind}, ${token}, ${iosAppId})
+    ON CONFLICT (user_id, kind, token) DO UPDATE SET ios_app_id = excluded.ios_app_id`);
+}
+
+/** Returns whether a token was removed. */
+export async function removeLegacyToken(db: CommonQueryMethods, userId: number, kind: 'apns' | 'fcm', token: string): Promise<boolean> {
+  const r = await db.query(sql.unsafe`DELETE FROM push_device_tokens WHERE user_id = ${userId} AND kind = ${kind} AND token = ${token}`);
+  return r.rowCount > 0;
+}
+
+export async function removeLegacyTokensById(db: CommonQueryMethods, ids: readonly number[]): Promise<void> {
+  if (ids.length === 0) return;
+  await db.query(sql.unsafe`DELETE FROM push_device_tokens WHERE id = ANY(${sql.array(ids, 'int4')})`);
+}
