@@ -9,6 +9,7 @@ import {
   type Interceptor,
   type DriverTypeParser,
 } from 'slonik';
+import { serveEmbedded } from './embedded-server.js';
 
 export type { DatabasePool } from 'slonik';
 
@@ -123,20 +124,21 @@ export async function openDatabase(o: DatabaseOptions): Promise<Database> {
 
 async function openEmbedded(o: DatabaseOptions): Promise<Database> {
   // Imported lazily: a deployment on Postgres never loads the WASM build.
-  const [{ PGlite }, { PGLiteSocketServer }] = await Promise.all([
-    import('@electric-sql/pglite'),
-    import('@electric-sql/pglite-socket'),
-  ]);
+  const { PGlite } = await import('@electric-sql/pglite');
   if (o.dataDir) mkdirSync(o.dataDir, { recursive: true });
   const pg = await PGlite.create({
     ...(o.dataDir ? { dataDir: o.dataDir } : {}),
     ...(o.loadDataDir ? { loadDataDir: o.loadDataDir } : {}),
   });
-  const server = new PGLiteSocketServer({ db: pg, host: '127.0.0.1', port: 0, maxConnections: 1 });
-  await server.start();
-  const url = `postgres://postgres@${server.getServerConn()}/postgres`;
+  const server = await serveEmbedded(pg);
+  const url = `postgres://postgres@${server.address}/postgres`;
   // PGlite is one session: more than one pooled connection would interleave transactions.
-  const pool = await createPool(url, poolOptions(o, 1, 1));
+  // No minimum either: slonik replaces a destroyed connection (it destroys one whenever a pooled
+  // callback throws) to keep its minimum, and a client that asks for a connection while that
+  // replacement is being opened is queued and not handed the replacement when it is ready; it
+  // waits for the next unrelated query to release one. Without a minimum, whoever needs the
+  // connection opens it, and clients queued meanwhile get it on release.
+  const pool = await createPool(url, poolOptions(o, 1, 0));
   o.log.debug({ url, dataDir: o.dataDir ?? null }, 'embedded database ready');
   return {
     pool,
@@ -145,7 +147,7 @@ async function openEmbedded(o: DatabaseOptions): Promise<Database> {
     dump: () => pg.dumpDataDir('none') as Promise<Blob>,
     async close() {
       await pool.end();
-      await server.stop();
+      await server.close();
       await pg.close();
     },
   };

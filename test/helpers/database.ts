@@ -14,13 +14,13 @@ const quiet = pino({ level: 'silent' });
 
 export const serverUrl = (): string | undefined => process.env.TEST_DATABASE_URL || process.env.DATABASE_URL || undefined;
 
-function urlWithDatabase(url: string, database: string): string {
+export function urlWithDatabase(url: string, database: string): string {
   const u = new URL(url);
   u.pathname = `/${database}`;
   return u.toString();
 }
 
-async function admin<T>(url: string, f: (c: pg.Client) => Promise<T>): Promise<T> {
+export async function admin<T>(url: string, f: (c: pg.Client) => Promise<T>): Promise<T> {
   const c = new pg.Client({ connectionString: url });
   await c.connect();
   try {
