@@ -66,6 +66,7 @@ import { createMultiuseInvite, getInvites, revokeMultiuseInvite } from './endpoi
 import { getRealmPresence, getUserPresence, updatePresence } from './endpoints/presence.js';
 import { addApnsToken, addFcmToken, registerPushDevice, removeApnsToken, removeFcmToken } from './endpoints/push.js';
 import { showSignup, submitSignup } from './endpoints/signup.js';
+import { logout, showLogin, submitLogin } from './endpoints/login.js';
 import {
   createUserGroup,
   deactivateUserGroup,
@@ -209,4 +210,7 @@ export const siteRoutes: RouteTable = {
   '/user_avatars/{realm_id}/{file_name}': { GET: serveUploadedAvatar },
   '/user_avatars/{realm_id}/emoji/images/{file_name}': { GET: serveRealmEmoji },
   '/join/{key}/': { GET: showSignup, POST: submitSignup },
+  // Browser sessions; they authenticate only the routes of this table that take credentials.
+  '/login': { GET: showLogin, POST: submitLogin },
+  '/logout': { POST: logout },
 };

@@ -2,6 +2,7 @@
 // files (GET /user_avatars/{realm_id}/{file}) and GET /avatar/{user_id}, which redirects to a
 // user's current avatar URL (served at the site root like the reference server).
 import { z } from 'zod';
+import { spectatorsAllowed } from '../../actors/realm/channel-view.js';
 import type { UserRecord } from '../../actors/realm/state.js';
 import { userByRef } from '../../actors/realm/user-access.js';
 import { avatarUrl, externalAvatarUrl } from '../../domain/avatar.js';
@@ -76,12 +77,12 @@ function avatarRedirect(medium: boolean) {
   return publicEndpoint(z.object({ user_id: p.string() }), async (ctx, params) => {
     const state = ctx.realm.state;
     const viewer = ctx.user;
-    if (!viewer && !state.realm.settings.enable_spectator_access) throw errors.notLoggedIn();
+    if (!viewer && !spectatorsAllowed(state)) throw errors.notLoggedIn();
     const target = userByRef(state, viewer, params.user_id);
     if (!target) throw errors.noSuchUser();
     // Users the viewer may not access get a neutral picture that says nothing about them.
     const url =
-      viewer && !state.canAccessUser(viewer.id, target.id)
+      !state.canAccessUser(viewer?.id ?? null, target.id)
         ? externalAvatarUrl(`unknown-user@${state.realm.host}`, 1, medium)
         : avatarUrl(target, false, medium)!;
     const location = url.startsWith('/') ? state.realm.url + url : url;

@@ -1,5 +1,5 @@
 // Messages: POST /messages (send, with Idempotency-Key), GET /messages (narrows and anchors),
-// GET /messages/{id}, POST /messages/render.
+// GET /messages/{id} (also for spectators: web-public channels), POST /messages/render.
 import { z } from 'zod';
 import type { ChannelRecord } from '../../actors/realm/channel-index.js';
 import { realmMarkdownContext, renderData, type RenderData } from '../../actors/realm/markdown-context.js';
@@ -23,10 +23,12 @@ import { renderMarkdown, type RenderResult } from '../../domain/markdown/index.j
 import { isMeMessage, normalizeContent } from '../../domain/message-rules.js';
 import { checkNarrow, messageNarrowSchema } from '../../domain/narrow.js';
 import { topicFromParam } from '../../domain/topic-names.js';
-import { searchIds } from '../../store/message-search.js';
-import { userEndpoint, type UserContext } from '../endpoint.js';
+import { FLAG_BITS } from '../../domain/flags.js';
+import { searchIds, type FoundMessage } from '../../store/message-search.js';
+import { publicEndpoint, userEndpoint, type UserContext } from '../endpoint.js';
 import { p } from '../params.js';
 import { accessibleMessage, anchorParam, fetchWindow, resolveNarrow, shapeFound } from '../views/message-fetch.js';
+import { resolveSpectatorNarrow, spectatorMessage } from '../views/spectator-access.js';
 
 const MAX_MESSAGES_PER_FETCH = 5000;
 const IDEMPOTENCY_KEY_MAX = 255;
@@ -38,7 +40,7 @@ export function renderFor(ctx: UserContext, data: RenderData, content: string): 
 const sendParams = z.object({
   type: p.enum(['direct', 'private', 'stream', 'channel']),
   to: p.string(),
-  content: p.string(),
+  content: p.string({ nul: 'handler' }),
   topic: p.string().optional(),
   subject: p.string().optional(),
   queue_id: p.string().optional(),
@@ -51,7 +53,10 @@ export const sendMessage = userEndpoint(sendParams, async (ctx, q) => {
   const state = realm.state;
   const db = ctx.app.db;
   const key = ctx.headers['idempotency-key'];
-  if (key !== undefined && (key.length === 0 || key.length > IDEMPOTENCY_KEY_MAX)) throw errors.badRequest('Invalid Idempotency-Key header');
+  // Printable ASCII, as a structured-field string would be: no NUL (Postgres refuses it), no controls.
+  if (key !== undefined && (key.length === 0 || key.length > IDEMPOTENCY_KEY_MAX || !/^[\x20-\x7e]+$/.test(key))) {
+    throw errors.badRequest('Invalid Idempotency-Key header');
+  }
   if (q.queue_id !== undefined && q.local_id === undefined) throw errors.missingArgument('local_id');
   const content = normalizeContent(q.content);
   const client = clientName(ctx.headers['user-agent']);
@@ -115,24 +120,33 @@ const fetchParams = z.object({
   num_before: p.int({ min: 0 }).optional(),
   num_after: p.int({ min: 0 }).optional(),
   narrow: p.json(messageNarrowSchema).default('[]'),
-  client_extavatar: p.bool().default('true'),
+  client_extavatar: p.bool().optional(),
   apply_markdown: p.bool().default('true'),
   use_first_unread_anchor: p.bool().default('false'),
   message_ids: p.intList().optional(),
   allow_empty_topic_name: p.bool().default('false'),
 });
 
-export const getMessages = userEndpoint(fetchParams, async (ctx, q) => {
+/** Spectators have no flags of their own: every message reads as read. */
+const asSpectator = (rows: readonly FoundMessage[]): FoundMessage[] => rows.map((r) => ({ ...r, flags: FLAG_BITS.read }));
+
+/** GET /messages: with credentials, or — spectators — with a narrow on web-public channels. */
+export const getMessages = publicEndpoint(fetchParams, async (ctx, q) => {
   const { realm, user } = ctx;
   const db = ctx.app.db;
-  const query = resolveNarrow(realm, user, checkNarrow(q.narrow));
-  const shape = { applyMarkdown: q.apply_markdown, clientExtavatar: q.client_extavatar, allowEmptyTopicName: q.allow_empty_topic_name };
+  const narrow = checkNarrow(q.narrow);
+  const query = user ? resolveNarrow(realm, user, narrow) : resolveSpectatorNarrow(realm, narrow);
+  const shape = {
+    applyMarkdown: q.apply_markdown,
+    clientExtavatar: q.client_extavatar ?? user !== null,
+    allowEmptyTopicName: q.allow_empty_topic_name,
+  };
+  const shown = (rows: readonly FoundMessage[]) => shapeFound(realm, user ? rows : asSpectator(rows), shape);
   if (q.message_ids !== undefined) {
     for (const name of ['anchor', 'num_before', 'num_after'] as const) {
       if (q[name] !== undefined) throw errors.incompatibleParameters([name, 'message_ids']);
     }
-    const rows = await searchIds(db, query, q.message_ids);
-    return { messages: await shapeFound(realm, rows, shape), history_limited: false };
+    return { messages: await shown(await searchIds(db, query, q.message_ids)), history_limited: false };
   }
   if (q.num_before === undefined) throw errors.missingArgument('num_before');
   if (q.num_after === undefined) throw errors.missingArgument('num_after');
@@ -146,17 +160,20 @@ export const getMessages = userEndpoint(fetchParams, async (ctx, q) => {
     found_oldest: w.foundOldest,
     found_newest: w.foundNewest,
     history_limited: false,
-    messages: await shapeFound(realm, w.messages, shape),
+    messages: await shown(w.messages),
   };
 });
 
-export const getMessage = userEndpoint(
+/** GET /messages/{id}: a message the caller may read; spectators, one in a web-public channel. */
+export const getMessage = publicEndpoint(
   z.object({ message_id: p.int(), apply_markdown: p.bool().default('true'), allow_empty_topic_name: p.bool().default('false') }),
   async (ctx, q) => {
-    const { row, flags } = await accessibleMessage(ctx.realm, ctx.user, q.message_id);
+    const { row, flags } = ctx.user
+      ? await accessibleMessage(ctx.realm, ctx.user, q.message_id)
+      : { row: await spectatorMessage(ctx.realm, q.message_id), flags: FLAG_BITS.read };
     const [message] = await shapeFound(ctx.realm, [{ ...row, flags, match_content: null, match_subject: null }], {
       applyMarkdown: q.apply_markdown,
-      clientExtavatar: true,
+      clientExtavatar: ctx.user !== null,
       allowEmptyTopicName: q.allow_empty_topic_name,
     });
     return { message: message!, raw_content: row.content };

@@ -1,5 +1,6 @@
 // GET/POST /join/{key}/: the sign-up page of a reusable invitation link (served at the site
-// root, as the invite_link points there). A revoked, expired or unknown link is refused.
+// root, as the invite_link points there). A revoked, expired or unknown link is refused; a
+// successful sign-up signs the new account in on that browser.
 import { z } from 'zod';
 import { sendWelcomeMessage } from '../../actors/conversations/welcome.js';
 import { inviteProblem } from '../../actors/realm/invitations.js';
@@ -10,6 +11,7 @@ import { findInviteByKey } from '../../store/invitations.js';
 import { publicEndpoint } from '../endpoint.js';
 import { p } from '../params.js';
 import { inviteRefusedPage, signupDonePage, signupFormPage } from '../pages/signup.js';
+import { startSession } from '../sessions.js';
 
 export const PASSWORD_MIN_LENGTH = 6;
 export const PASSWORD_MAX_LENGTH = 100;
@@ -56,7 +58,8 @@ export const submitSignup = publicEndpoint(
     await sendWelcomeMessage(realm, accepted.user.id, accepted.welcomeText).catch((err: unknown) =>
       ctx.log.warn({ err, user: accepted.user.id }, 'welcome message not sent'),
     );
-    return signupDonePage(realm.state.realm.name, realm.state.realm.url, accepted.user.delivery_email);
+    const setCookie = await startSession(app, realm, accepted.user.id);
+    return signupDonePage(realm.state.realm.name, realm.state.realm.url, accepted.user.delivery_email, setCookie);
   },
   'none',
 );

@@ -1,11 +1,11 @@
-// Uploads: POST /user_uploads (multipart), the file at /user_uploads/<path_id> (HTTP Basic; a
-// browser session login does not exist yet), GET /api/v1/user_uploads/<path_id> (a short-lived
-// URL), the temporary URL itself, GET /attachments and DELETE /attachments/{id}. A file is for
-// its uploader and for whoever may read a message that references it.
+// Uploads: POST /user_uploads (multipart), the file at /user_uploads/<path_id> (a browser session
+// or HTTP Basic), GET /api/v1/user_uploads/<path_id> (a short-lived URL), the temporary URL
+// itself, GET /attachments and DELETE /attachments/{id}. A file is for its uploader and for
+// whoever may read a message that references it (spectators: one in a web-public channel).
 import { z } from 'zod';
 import { attachmentObject } from '../../actors/conversations/attachments.js';
 import type { RealmHandle } from '../../actors/realm/actor.js';
-import { canReadFullHistory } from '../../actors/realm/channel-view.js';
+import { canReadFullHistory, spectatorCanRead, spectatorsAllowed } from '../../actors/realm/channel-view.js';
 import type { UserRecord } from '../../actors/realm/state.js';
 import { errors } from '../../domain/errors.js';
 import { contentDisposition, isPathId, newPathId, readTemporaryToken, servedContentType, temporaryToken } from '../../domain/uploads.js';
@@ -54,7 +54,7 @@ async function mayFetch(realm: RealmHandle, viewer: UserRecord | null, a: Attach
   for (const m of await referencingMessages(realm.services.db, a.id, viewer?.id ?? 0)) {
     const c = m.channel_id !== null ? state.channels.get(m.channel_id) : undefined;
     if (viewer && (m.received || (c && canReadFullHistory(state, viewer, c)))) return true;
-    if (!viewer && c?.is_web_public && state.realm.settings.enable_spectator_access) return true;
+    if (!viewer && c && spectatorCanRead(state, c)) return true;
   }
   return false;
 }
@@ -87,9 +87,9 @@ async function serve(ctx: RequestContext, a: AttachmentRecord): Promise<RawRespo
   );
 }
 
-/** GET /user_uploads/<path_id>: the file, for HTTP Basic credentials (or spectators: web-public). */
+/** GET /user_uploads/<path_id>: the file, for a browser session or HTTP Basic (or spectators: web-public). */
 export const getFile = publicEndpoint(z.object(pathParams), async (ctx, q) => {
-  if (!ctx.user && !ctx.realm.state.realm.settings.enable_spectator_access) throw errors.notLoggedIn();
+  if (!ctx.user && !spectatorsAllowed(ctx.realm.state)) throw errors.notLoggedIn();
   return serve(ctx, await fetchable(ctx.realm, ctx.user, pathIdOf(q)));
 });
 
@@ -117,7 +117,7 @@ export const listAttachments = userEndpoint(z.object({}), async (ctx) => {
   return { attachments: rows.map(attachmentObject), upload_space_used: used };
 });
 
-export const deleteAttachment = userEndpoint(z.object({ attachment_id: p.int() }), async (ctx, q) => {
+export const deleteAttachment = userEndpoint(z.object({ attachment_id: p.id() }), async (ctx, q) => {
   const a = await attachmentById(ctx.app.db, q.attachment_id);
   if (!a || a.owner_id !== ctx.user.id) throw errors.invalidAttachment();
   await ctx.realm.conversations.askUser(ctx.user.id, 'attachment.remove', { ownerId: ctx.user.id, attachment: a });

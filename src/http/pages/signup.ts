@@ -1,30 +1,9 @@
 // The sign-up page an invitation link opens: a small self-contained HTML form (no scripts),
-// the page shown after the account is created, and the page for a link that cannot be used.
+// the page shown after the account is created (and signed in), and the page for a link that
+// cannot be used.
 import { escapeHtml } from 'markdown-it/lib/common/utils.mjs';
-import { RawResponse } from '../endpoint.js';
-
-const HEADERS = {
-  'Content-Type': 'text/html; charset=utf-8',
-  'Cache-Control': 'no-store',
-  'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'",
-  'X-Frame-Options': 'DENY',
-  'Referrer-Policy': 'no-referrer',
-};
-
-const STYLE = `body{font-family:system-ui,sans-serif;background:#f5f5f7;margin:0}main{max-width:26rem;margin:4rem auto;background:#fff;
-padding:2rem;border-radius:8px;box-shadow:0 1px 4px #0002}label{display:block;margin:1rem 0 .25rem}input{width:100%;padding:.5rem;
-box-sizing:border-box}button{margin-top:1.5rem;padding:.6rem 1.2rem}.error{color:#b00020}`;
-
-function page(status: number, title: string, body: string): RawResponse {
-  const html = `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escapeHtml(title)}</title><style>${STYLE}</style></head>
-<body><main><h1>${escapeHtml(title)}</h1>
-${body}
-</main></body></html>
-`;
-  return new RawResponse(status, HEADERS, html);
-}
+import type { RawResponse } from '../endpoint.js';
+import { page } from './page.js';
 
 export interface SignupForm {
   readonly realmName: string;
@@ -50,12 +29,14 @@ ${error}<form method="post" action="/join/${encodeURIComponent(f.key)}/">
   );
 }
 
-export function signupDonePage(realmName: string, realmUrl: string, email: string): RawResponse {
+/** After sign-up: the new account is signed in on this browser (`setCookie` starts its session). */
+export function signupDonePage(realmName: string, realmUrl: string, email: string, setCookie: string): RawResponse {
   return page(
     200,
     `Welcome to ${realmName}`,
-    `<p>Your account <strong>${escapeHtml(email)}</strong> is ready.</p>
-<p>Sign in at <a href="${escapeHtml(realmUrl)}">${escapeHtml(realmUrl)}</a> with your email and password.</p>`,
+    `<p>Your account <strong>${escapeHtml(email)}</strong> is ready, and you are signed in on this browser.</p>
+<p>Apps sign in at <a href="${escapeHtml(realmUrl)}">${escapeHtml(realmUrl)}</a> with your email and password.</p>`,
+    { 'Set-Cookie': setCookie },
   );
 }
 

@@ -70,9 +70,6 @@ export function resolveNarrow(realm: RealmHandle, viewer: UserRecord, narrow: Na
         if (scope.kind === 'history') scope = { kind: 'channels', channelIds: ids };
         break;
       }
-      case 'topic':
-        terms.push({ op: 'topic', topic: topicFromClient(String(t.operand), state.realm.settings.empty_topic_display_name), negated: t.negated });
-        break;
       case 'dm': {
         const users = usersFor(realm, viewer, t.operand);
         terms.push({ op: 'dm', dmKey: dmKeyOf([viewer.id, ...users.map((u) => u.id)]), negated: t.negated });
@@ -84,22 +81,34 @@ export function resolveNarrow(realm: RealmHandle, viewer: UserRecord, narrow: Na
       case 'sender':
         terms.push({ op: 'sender', userId: userFor(realm, viewer, t.operand as string | number).id, negated: t.negated });
         break;
-      case 'id':
-        terms.push({ op: 'id', id: t.operand as number, negated: t.negated });
+      default: {
+        const plain = contentTerm(realm, t);
+        if (plain) terms.push(plain);
         break;
-      case 'is':
-      case 'has':
-        terms.push({ op: t.operator, what: String(t.operand), negated: t.negated });
-        break;
-      case 'search':
-        terms.push({ op: 'search', query: String(t.operand), negated: t.negated });
-        break;
-      default:
-        // near and with position the client's view; they do not filter.
-        break;
+      }
     }
   }
   return { realmId: realm.id, userId: viewer.id, scope, terms };
+}
+
+/**
+ * The terms that filter on a message's own content, the same for every viewer: topic, id, is,
+ * has, search. Null for the rest (near and with position the client's view; they do not filter).
+ */
+export function contentTerm(realm: RealmHandle, t: Term): ResolvedTerm | null {
+  switch (t.operator) {
+    case 'topic':
+      return { op: 'topic', topic: topicFromClient(String(t.operand), realm.state.realm.settings.empty_topic_display_name), negated: t.negated };
+    case 'id':
+      return { op: 'id', id: t.operand as number, negated: t.negated };
+    case 'is':
+    case 'has':
+      return { op: t.operator, what: String(t.operand), negated: t.negated };
+    case 'search':
+      return { op: 'search', query: String(t.operand), negated: t.negated };
+    default:
+      return null;
+  }
 }
 
 /** Search highlights as the reference marks them. */
