@@ -47,6 +47,12 @@ export const adminCommand = z.discriminatedUnion('command', [
     canCreateUsers: z.boolean().optional(),
   }),
   z.object({ command: z.literal('user.reactivate'), host, email: z.string().min(1) }),
+  z.object({
+    command: z.literal('user.seed'),
+    host,
+    count: z.number().int().min(1).max(100_000),
+    prefix: z.string().regex(/^[a-z0-9][a-z0-9_.-]*$/i).default('seed'),
+  }),
 ]);
 export type AdminCommand = z.input<typeof adminCommand>;
 export type AdminResult = Record<string, unknown>;
@@ -82,6 +88,9 @@ const describeUser = (realm: RealmHandle, u: UserRecord) => ({
   is_bot: u.is_bot,
   is_active: u.is_active,
 });
+
+/** Accounts per transaction of `user seed` (each account logs one event row). */
+const SEED_BATCH = 1000;
 
 async function createUser(
   realm: RealmHandle,
@@ -135,6 +144,22 @@ export async function runAdminCommand(app: App, input: AdminCommand): Promise<Ad
     case 'user.create': {
       const realm = await realmFor(app, cmd.host);
       return createUser(realm, { ...cmd, role: roleNames[cmd.role]! });
+    }
+    case 'user.seed': {
+      // Emails <prefix><n>@<host>, numbered after any earlier seed with the same prefix.
+      const realm = await realmFor(app, cmd.host);
+      const domain = realm.state.realm.host.replace(/:\d+$/, '');
+      let first = 1;
+      while (realm.state.userByDeliveryEmail(`${cmd.prefix}${first}@${domain}`)) first += 1;
+      const accounts = Array.from({ length: cmd.count }, (_, i) => ({
+        email: `${cmd.prefix}${first + i}@${domain}`,
+        fullName: `${cmd.prefix} ${first + i}`,
+      }));
+      const users = [];
+      for (let i = 0; i < accounts.length; i += SEED_BATCH) {
+        users.push(...(await realm.ask('user.createMany', { accounts: accounts.slice(i, i + SEED_BATCH) })));
+      }
+      return { realm: realm.state.realm.host, users: users.map((u) => ({ user_id: u.id, email: u.email, api_key: u.apiKey })) };
     }
     case 'user.apiKey': {
       const realm = await realmFor(app, cmd.host);

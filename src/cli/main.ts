@@ -23,6 +23,7 @@ Commands:
   user deactivate --host H --email E
   user permissions --host H --email E [--can-change-user-emails true|false] [--can-create-users true|false]
   user reactivate --host H --email E
+  user seed --host H --count N [--prefix P]   (N members at once, emails P1@…; prints their API keys)
 
 Roles: ${ROLE_ARGUMENT.join(', ')}. --host may be omitted when there is one organization.
 Options: --json prints machine-readable output.`;
@@ -68,6 +69,8 @@ export function parseCommand(argv: string[]): { cmd: AdminCommand; json: boolean
       'owner-password': { type: 'string' },
       'can-change-user-emails': { type: 'string' },
       'can-create-users': { type: 'string' },
+      count: { type: 'string' },
+      prefix: { type: 'string' },
     },
   });
   const json = values.json ?? false;
@@ -96,6 +99,12 @@ export function parseCommand(argv: string[]): { cmd: AdminCommand; json: boolean
     case 'realm reactivate':
       required(v, 'host');
       return { json, cmd: { command: verb === 'deactivate' ? 'realm.deactivate' : 'realm.reactivate', host: s('host') } };
+    case 'user seed': {
+      required(v, 'count');
+      const count = Number(v.count);
+      if (!Number.isInteger(count) || count < 1 || count > 100_000) throw new UsageError('--count must be an integer from 1 to 100000');
+      return { json, cmd: { command: 'user.seed', host: v.host as string | undefined, count, prefix: (v.prefix as string | undefined) ?? 'seed' } };
+    }
     case 'user create':
       required(v, 'email', 'name');
       return {

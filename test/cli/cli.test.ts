@@ -77,6 +77,25 @@ t('user api-key prints the key and writes a client config file', async () => {
   assert.is(statSync(rc).mode & 0o777, 0o600);
 });
 
+t('user seed creates members in bulk, numbered after an earlier seed, with working keys', async () => {
+  const first = json(await runCli(['user', 'seed', '--host', 'acme.test', '--count', '3', '--prefix', 'load', '--json'], env));
+  assert.equal(
+    first.users.map((u: { email: string }) => u.email),
+    ['load1@acme.test', 'load2@acme.test', 'load3@acme.test'],
+  );
+  const more = json(await runCli(['user', 'seed', '--host', 'acme.test', '--count', '2', '--prefix', 'load', '--json'], env));
+  assert.equal(
+    more.users.map((u: { email: string }) => u.email),
+    ['load4@acme.test', 'load5@acme.test'],
+  );
+  const key = json(await runCli(['user', 'api-key', '--host', 'acme.test', '--email', 'load2@acme.test', '--json'], env));
+  assert.is(key.api_key, first.users[1].api_key);
+  assert.is(key.role, 'member');
+  const bad = await runCli(['user', 'seed', '--host', 'acme.test', '--count', '0'], env);
+  assert.is.not(bad.code, 0);
+  assert.match(bad.stderr, '--count must be an integer from 1 to 100000');
+});
+
 t('user role, deactivate, reactivate', async () => {
   assert.is(json(await runCli(['user', 'role', '--host', 'acme.test', '--email', 'mia@acme.test', '--role', 'moderator', '--json'], env)).role, 'moderator');
   assert.is(json(await runCli(['user', 'deactivate', '--host', 'acme.test', '--email', 'mia@acme.test', '--json'], env)).is_active, false);

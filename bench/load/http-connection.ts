@@ -1,0 +1,110 @@
+// A minimal HTTP/1.1 keep-alive client connection for the load generators: one request at a time
+// per connection, bodies framed by Content-Length or chunked encoding. Far cheaper per request
+// than node:http, so the generator measures the server rather than itself.
+import { connect, type Socket } from 'node:net';
+
+export interface HttpRequest {
+  readonly method: string;
+  readonly path: string;
+  readonly headers?: Readonly<Record<string, string>>;
+  readonly body?: string;
+}
+
+export interface HttpResponse {
+  readonly status: number;
+  readonly body: string;
+}
+
+const CRLF2 = Buffer.from('\r\n\r\n');
+
+export function encodeRequest(r: HttpRequest, host: string): Buffer {
+  let head = `${r.method} ${r.path} HTTP/1.1\r\nhost: ${host}\r\n`;
+  for (const [k, v] of Object.entries(r.headers ?? {})) head += `${k}: ${v}\r\n`;
+  const body = r.body === undefined ? null : Buffer.from(r.body);
+  if (body) head += `content-type: application/x-www-form-urlencoded\r\ncontent-length: ${body.length}\r\n`;
+  else if (r.method !== 'GET') head += 'content-length: 0\r\n';
+  head += '\r\n';
+  return body ? Buffer.concat([Buffer.from(head), body]) : Buffer.from(head);
+}
+
+export class HttpConnection {
+  private readonly socket: Socket;
+  private buf: Buffer = Buffer.alloc(0);
+  private pending: { resolve: (r: HttpResponse) => void; reject: (e: Error) => void } | null = null;
+  private closedError: Error | null = null;
+  readonly ready: Promise<void>;
+
+  constructor(port: number, localAddress: string, host = '127.0.0.1') {
+    this.socket = connect({ port, host, localAddress });
+    this.socket.setNoDelay(true);
+    this.ready = new Promise((resolve, reject) => {
+      this.socket.once('connect', () => resolve());
+      this.socket.once('error', reject);
+    });
+    this.socket.on('data', (d: Buffer) => {
+      this.buf = this.buf.length === 0 ? d : Buffer.concat([this.buf, d]);
+      this.parse();
+    });
+    const fail = (e: Error) => {
+      this.closedError = e;
+      const p = this.pending;
+      this.pending = null;
+      p?.reject(e);
+    };
+    this.socket.on('error', fail);
+    this.socket.on('close', () => fail(new Error('connection closed')));
+  }
+
+  /** Send one request (already encoded) and resolve with its response. */
+  send(encoded: Buffer): Promise<HttpResponse> {
+    if (this.closedError) return Promise.reject(this.closedError);
+    if (this.pending) return Promise.reject(new Error('request already in flight'));
+    return new Promise((resolve, reject) => {
+      this.pending = { resolve, reject };
+      this.socket.write(encoded);
+    });
+  }
+
+  close(): void {
+    this.socket.destroy();
+  }
+
+  private parse(): void {
+    const end = this.buf.indexOf(CRLF2);
+    if (end < 0) return;
+    const head = this.buf.subarray(0, end).toString('latin1');
+    const status = Number(head.slice(9, 12));
+    const lengthMatch = /\r\ncontent-length:\s*(\d+)/i.exec(head);
+    let body: Buffer;
+    let consumed: number;
+    if (lengthMatch) {
+      const len = Number(lengthMatch[1]);
+      if (this.buf.length < end + 4 + len) return;
+      body = this.buf.subarray(end + 4, end + 4 + len);
+      consumed = end + 4 + len;
+    } else if (/\r\ntransfer-encoding:\s*chunked/i.test(head)) {
+      const parts: Buffer[] = [];
+      let at = end + 4;
+      for (;;) {
+        const lineEnd = this.buf.indexOf('\r\n', at);
+        if (lineEnd < 0) return;
+        const size = Number.parseInt(this.buf.subarray(at, lineEnd).toString('latin1'), 16);
+        if (this.buf.length < lineEnd + 2 + size + 2) return;
+        if (size === 0) {
+          consumed = lineEnd + 4;
+          break;
+        }
+        parts.push(this.buf.subarray(lineEnd + 2, lineEnd + 2 + size));
+        at = lineEnd + 2 + size + 2;
+      }
+      body = Buffer.concat(parts);
+    } else {
+      body = Buffer.alloc(0);
+      consumed = end + 4;
+    }
+    this.buf = this.buf.subarray(consumed);
+    const p = this.pending;
+    this.pending = null;
+    p?.resolve({ status, body: body.toString('utf8') });
+  }
+}

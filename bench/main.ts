@@ -1,0 +1,188 @@
+// `npm run bench -- <scenario|all> [options]`: each scenario measures its reference and then a
+// freshly started Parley with the same load generators, and prints both and their ratio. `all`
+// also writes BENCHMARKS.md.
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, totalmem } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { Generators, MAX_CLIENTS_PER_GENERATOR } from './load/generators.js';
+import { describe, type Comparison } from './report.js';
+import { capacity, restart } from './scenarios/capacity.js';
+import type { Context, RunOptions } from './scenarios/common.js';
+import { fanout, wsFanout } from './scenarios/fanout.js';
+import { hostile } from './scenarios/hostile.js';
+import { presence, send, typing } from './scenarios/throughput.js';
+import { Workspace } from './setup.js';
+import { benchmarksMarkdown } from './write-benchmarks.js';
+
+export const SCENARIOS: Record<string, (ctx: Context) => Promise<Comparison[]>> = {
+  presence,
+  typing,
+  send,
+  fanout,
+  'ws-fanout': wsFanout,
+  capacity,
+  restart,
+  hostile,
+};
+
+const USAGE = `npm run bench -- <scenario|all> [options]
+
+scenarios: ${Object.keys(SCENARIOS).join(', ')}, all (writes BENCHMARKS.md)
+
+options:
+  --duration S       seconds of each measured closed loop (default 10)
+  --warmup S         unmeasured seconds before it (default 2)
+  --concurrency C    clients of the closed-loop scenarios (default per scenario)
+  --sizes N[,N]      fanout/ws-fanout subscriber counts (default 1000,10000); capacity/restart N
+  --database-url U   run on this Postgres server (a fresh database per scenario); default: embedded,
+                     or DATABASE_URL when set
+  --generators G     load-generator processes (default: enough for 5,000 connections each, at least 2)
+  --cpu-prof DIR     write Parley's CPU profile (node --cpu-prof) into DIR
+  --smoke            tiny sizes and 1-second loops: proves a scenario runs, measures nothing
+  --out FILE         with all: where to write (default BENCHMARKS.md in the repository)`;
+
+export interface Failure {
+  readonly scenario: string;
+  readonly error: string;
+}
+
+/** Run scenarios in turn; with `failures`, one that throws is recorded there and the next still runs. */
+export async function runScenarios(
+  names: readonly string[],
+  options: RunOptions,
+  generators: number,
+  failures: Failure[] | null = null,
+): Promise<Comparison[]> {
+  const gens = await Generators.start(generators);
+  const started = Date.now();
+  const out: Comparison[] = [];
+  try {
+    for (const name of names) {
+      const t = Date.now();
+      const ctx: Context = {
+        options,
+        gens,
+        progress: (text) => {
+          if (!options.quiet) process.stderr.write(`  [${((Date.now() - started) / 1000).toFixed(0).padStart(4)} s] ${text}\n`);
+        },
+        workspace: () => Workspace.create(options.serverUrl),
+      };
+      ctx.progress(`── ${name}`);
+      let cs: Comparison[];
+      try {
+        cs = await SCENARIOS[name]!(ctx);
+      } catch (e) {
+        if (!failures) throw e;
+        const error = e instanceof Error ? e.message : String(e);
+        failures.push({ scenario: name, error });
+        process.stdout.write(`── ${name} FAILED: ${error}\n\n`);
+        cs = [];
+      }
+      await gens.closeConnections();
+      out.push(...cs);
+      if (!options.quiet) {
+        for (const c of cs) process.stdout.write(describe(c) + '\n');
+        process.stdout.write(`  (${name} took ${((Date.now() - t) / 1000).toFixed(0)} s)\n\n`);
+      }
+    }
+  } finally {
+    await gens.close();
+  }
+  return out;
+}
+
+function commit(): string {
+  try {
+    return execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
+  } catch {
+    return 'unknown';
+  }
+}
+
+async function main(): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: process.argv.slice(2),
+    allowPositionals: true,
+    strict: true,
+    options: {
+      duration: { type: 'string' },
+      warmup: { type: 'string' },
+      concurrency: { type: 'string' },
+      sizes: { type: 'string' },
+      'database-url': { type: 'string' },
+      generators: { type: 'string' },
+      'cpu-prof': { type: 'string' },
+      smoke: { type: 'boolean' },
+      out: { type: 'string' },
+      help: { type: 'boolean' },
+    },
+  });
+  const [what] = positionals;
+  if (values.help || !what || (what !== 'all' && !SCENARIOS[what])) {
+    process.stderr.write(USAGE + '\n');
+    return values.help ? 0 : 2;
+  }
+  const num = (v: string | undefined, d: number) => {
+    if (v === undefined) return d;
+    const n = Number(v);
+    if (!Number.isFinite(n) || n < 0) throw new Error(`not a number: ${v}`);
+    return n;
+  };
+  const smoke = values.smoke ?? false;
+  const sizes = values.sizes?.split(',').map((s) => num(s, 0));
+  const options: RunOptions = {
+    durationS: num(values.duration, smoke ? 1 : 10),
+    warmupS: num(values.warmup, smoke ? 0 : 2),
+    smoke,
+    serverUrl: values['database-url'] ?? (process.env.DATABASE_URL || undefined),
+    cpuProfDir: values['cpu-prof'],
+    concurrency: values.concurrency === undefined ? undefined : num(values.concurrency, 1),
+    sizes,
+    quiet: false,
+  };
+  if (options.cpuProfDir) mkdirSync(options.cpuProfDir, { recursive: true });
+  const largest = Math.max(15_000, ...(sizes ?? [0]));
+  const generators = num(values.generators, Math.max(2, Math.ceil(largest / MAX_CLIENTS_PER_GENERATOR)));
+  const names = what === 'all' ? Object.keys(SCENARIOS) : [what];
+  const started = new Date();
+  const load = loadavg();
+  const measuredCommit = commit();
+  process.stderr.write(
+    `Parley benchmarks: ${names.join(', ')} on ${options.serverUrl ? 'Postgres' : 'embedded PGlite'}, ${generators} load generators, load average ${load.map((l) => l.toFixed(2)).join(' ')}\n`,
+  );
+  const failures: Failure[] = [];
+  const results = await runScenarios(names, options, generators, failures);
+  const minutes = (Date.now() - started.getTime()) / 60_000;
+  process.stdout.write(`${results.filter((r) => r.met).length} of ${results.length} targets met in ${minutes.toFixed(1)} min\n`);
+  if (what === 'all') {
+    const file = values.out ?? join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'BENCHMARKS.md');
+    writeFileSync(
+      file,
+      benchmarksMarkdown(results, failures, {
+        date: started.toISOString(),
+        commit: measuredCommit,
+        machine: `${cpus().length} × ${cpus()[0]?.model.trim() ?? 'unknown CPU'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, ${process.platform}`,
+        database: options.serverUrl ? 'Postgres (a fresh database per scenario on the given server)' : 'embedded PGlite (a fresh data directory per scenario)',
+        loadBefore: load,
+        loadAfter: loadavg(),
+        minutes,
+        command: `npm run bench -- ${process.argv.slice(2).join(' ')}`,
+      }),
+    );
+    process.stdout.write(`wrote ${file}\n`);
+  }
+  return failures.length > 0 ? 1 : 0;
+}
+
+if (process.argv[1]?.endsWith('main.js') && process.argv[1].includes('bench')) {
+  main().then(
+    (code) => process.exit(code),
+    (e: unknown) => {
+      process.stderr.write(`bench failed: ${e instanceof Error ? e.stack : String(e)}\n`);
+      process.exit(1);
+    },
+  );
+}

@@ -1,0 +1,158 @@
+// Capacity: N parked long-polls, each on its own queue, in one Parley process, against R2's
+// memory per parked request. Restart: N queues with unacknowledged events survive a restart and
+// answer within 2 s of the process starting, against a bare uWS process's start.
+import { usageOnly, type Comparison } from '../report.js';
+import { startParley, startReference } from '../servers.js';
+import { now } from '../load/protocol.js';
+import { apiPost, gauge, HOST, mbPer, registerQueues, waitFor, type Context } from './common.js';
+
+const settle = () => new Promise((r) => setTimeout(r, 1000));
+
+export async function capacity(ctx: Context): Promise<Comparison[]> {
+  const n = ctx.options.sizes?.[0] ?? (ctx.options.smoke ? 20 : 15_000);
+  // R2: memory per parked request, and the time to answer all of them.
+  const r2 = await startReference('r2-park');
+  let r2Per: number;
+  let r2Answer: number;
+  let r2Usage;
+  try {
+    await fetch(`http://127.0.0.1:${r2.port}/count`);
+    const before = r2.usage();
+    ctx.progress(`capacity R2: parking ${n.toLocaleString('en-US')}`);
+    const p = await ctx.gens.park(r2.port, HOST, 'plain', Array.from({ length: n }, () => ({ path: '/park', headers: {}, last: 0 })));
+    if (p.failed > 0) throw new Error(`R2: ${p.failed} failed: ${p.firstError}`);
+    await waitFor('R2 parked', async () => Number(await (await fetch(`http://127.0.0.1:${r2.port}/count`)).text()) >= n, 120_000, 50);
+    await settle();
+    r2Usage = r2.usage();
+    r2Per = (r2Usage.rssBytes - before.rssBytes) / n;
+    await ctx.gens.collect();
+    const t0 = now();
+    await fetch(`http://127.0.0.1:${r2.port}/fire`, { method: 'POST' });
+    await waitFor('R2 answers', () => ctx.gens.delivered() >= n, 120_000, 5);
+    r2Answer = Math.max(...(await ctx.gens.collect()).times) - t0;
+    r2Usage = r2.usage();
+  } finally {
+    await ctx.gens.closeConnections();
+    await r2.stop();
+  }
+
+  const ws = await ctx.workspace();
+  ctx.progress(`capacity: seeding ${n.toLocaleString('en-US')} users`);
+  const seeded = await ws.seed({ users: n, channels: [] });
+  const server = await startParley({ dataDir: ws.dataDir, databaseUrl: ws.databaseUrl, cpuProfDir: ctx.options.cpuProfDir });
+  let held: number;
+  let per: number;
+  let usage;
+  let registerRate: number;
+  try {
+    // A first queue and poll so the baseline includes the code paths, not just the idle process.
+    const warm = await registerQueues(ctx, server.port, seeded.users.slice(0, 1), ['message']);
+    await fetch(`http://127.0.0.1:${server.port}/api/v1/events?queue_id=${warm[0]!.queueId}&dont_block=true`, { headers: { authorization: seeded.users[0]!.auth } });
+    await settle();
+    const before = server.usage();
+    const t = now();
+    const queues = await registerQueues(ctx, server.port, seeded.users.slice(1), ['message']);
+    registerRate = queues.length / ((now() - t) / 1000);
+    ctx.progress(`capacity Parley: parking ${queues.length.toLocaleString('en-US')} long-polls`);
+    const p = await ctx.gens.park(
+      server.port,
+      HOST,
+      'events',
+      queues.map((q, i) => ({ path: `/api/v1/events?queue_id=${q.queueId}&last_event_id={LAST}`, headers: { authorization: seeded.users[i + 1]!.auth }, last: q.lastEventId })),
+      'message',
+    );
+    if (p.failed > 0) throw new Error(`capacity: ${p.failed} long-polls failed: ${p.firstError}\n${server.output().slice(-3000)}`);
+    await waitFor('Parley parked', async () => (await gauge(server.port, 'parley_parked_long_polls')) >= queues.length, 120_000, 100);
+    await settle();
+    held = await gauge(server.port, 'parley_parked_long_polls');
+    usage = server.usage();
+    per = (usage.rssBytes - before.rssBytes) / queues.length;
+    // Held means held: none answered early (no heartbeat is due within the scenario).
+    const early = await ctx.gens.collect();
+    if (early.errors > 0) throw new Error(`capacity: ${early.errors} long-polls failed: ${early.firstError}\n${server.output().slice(-3000)}`);
+    // One message to a user proves the parked polls still answer.
+    await apiPost(server.port, seeded.users[1]!, '/messages', { type: 'direct', to: JSON.stringify([seeded.users[1]!.id]), content: 'still there?' });
+    await waitFor('a parked poll to answer', () => ctx.gens.delivered() >= 1, 10_000, 10);
+  } finally {
+    await ctx.gens.closeConnections();
+    await server.stop();
+    await ws.dispose();
+  }
+  const parkedCount = n - 1;
+  return [
+    {
+      scenario: 'capacity',
+      variant: `N=${n.toLocaleString('en-US')}`,
+      reference: usageOnly('R2 parked requests', r2Usage, { 'memory per parked request': mbPer(r2Per), 'time to answer N': `${r2Answer.toFixed(1)} ms` }),
+      parley: usageOnly('Parley', usage, { held: `${held.toLocaleString('en-US')} of ${parkedCount.toLocaleString('en-US')}`, 'memory per queue + parked poll': mbPer(per), 'POST /register': `${registerRate.toFixed(0)}/s` }),
+      ratio: per / r2Per,
+      ratioOf: 'memory per parked, Parley ÷ R2',
+      target: `${n.toLocaleString('en-US')} held; memory per (queue + parked request) ≤ 2 × R2's`,
+      met: held >= parkedCount && per <= 2 * r2Per,
+      notes: [],
+    },
+  ];
+}
+
+export async function restart(ctx: Context): Promise<Comparison[]> {
+  const n = ctx.options.sizes?.[0] ?? (ctx.options.smoke ? 20 : 10_000);
+  const messages = 3;
+  // The reference: a bare uWS process from spawn to its first answer.
+  const ref = await startReference('r1-json');
+  const refReady = ref.startMs;
+  const refUsage = ref.usage();
+  await ref.stop();
+
+  const ws = await ctx.workspace();
+  ctx.progress(`restart: seeding ${n.toLocaleString('en-US')} users and a channel they all follow`);
+  const seeded = await ws.seed({ users: n, channels: [{ name: 'restart', subscribers: n }] });
+  const first = await startParley({ dataDir: ws.dataDir, databaseUrl: ws.databaseUrl });
+  let queues;
+  try {
+    queues = await registerQueues(ctx, first.port, seeded.users, ['message']);
+    for (let i = 0; i < messages; i++) {
+      await apiPost(first.port, seeded.users[0]!, '/messages', { type: 'stream', to: String(seeded.channels.restart), topic: 'restart', content: `before restart ${i}` });
+    }
+  } finally {
+    await first.stop();
+  }
+  ctx.progress('restart: starting Parley again');
+  const t0 = now();
+  const second = await startParley({ dataDir: ws.dataDir, databaseUrl: ws.databaseUrl, port: first.port, cpuProfDir: ctx.options.cpuProfDir });
+  const serving = now() - t0;
+  let valid: number;
+  let bad: number;
+  let usage;
+  try {
+    const r = await ctx.gens.once(
+      second.port,
+      HOST,
+      queues.map((q, i) => ({ method: 'GET', path: `/api/v1/events?queue_id=${q.queueId}&last_event_id=${q.lastEventId}&dont_block=true`, headers: { authorization: seeded.users[i]!.auth } })),
+      200,
+      ['events'],
+    );
+    valid = r.lastAt - t0;
+    bad = r.answers.filter((a) => a.status !== 200 || (a.fields.events as string[]).filter((t) => t === 'message').length !== messages).length;
+    usage = second.usage();
+  } finally {
+    await second.stop();
+    await ws.dispose();
+  }
+  return [
+    {
+      scenario: 'restart',
+      variant: `${n.toLocaleString('en-US')} queues × ${messages} unacknowledged events`,
+      reference: usageOnly('bare uWS process start', refUsage, { 'spawn → listening': `${refReady.toFixed(0)} ms` }),
+      parley: usageOnly('Parley', usage, {
+        'spawn → serving': `${serving.toFixed(0)} ms`,
+        'spawn → every queue answered': `${valid.toFixed(0)} ms`,
+        'queues wrong or lost': String(bad),
+      }),
+      ratio: valid / refReady,
+      ratioOf: 'time to every queue valid ÷ bare process start',
+      target: 'serving again and every queue valid within 2 s of start',
+      met: bad === 0 && serving <= 2000 && valid <= 2000,
+      notes: [],
+    },
+  ];
+}

@@ -1,0 +1,172 @@
+// What every scenario shares: the run's options, the load generators, progress lines, and the
+// measuring of a closed loop, of R3 and of parked clients.
+import { spawn } from 'node:child_process';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { HttpRequest } from '../load/http-connection.js';
+import type { Generators, LoopSummary } from '../load/generators.js';
+import { latencyStats, type Measurement } from '../report.js';
+import { sql } from 'slonik';
+import { R3_CLIENT, R3_EVENT_ID_BASE, type R3Job, type R3Result } from '../refs/r3-send.js';
+import { usage, type Server } from '../servers.js';
+import type { Account, Workspace } from '../setup.js';
+
+export interface RunOptions {
+  /** Seconds of each measured closed loop. */
+  readonly durationS: number;
+  /** Seconds of unmeasured load before it (JIT, caches, pools). */
+  readonly warmupS: number;
+  /** Tiny sizes, for the test suite: proves the scenario runs, not how fast. */
+  readonly smoke: boolean;
+  /** postgres:// server on which each scenario creates its own database; unset: embedded. */
+  readonly serverUrl: string | undefined;
+  /** Write Parley's CPU profile (node --cpu-prof) here. */
+  readonly cpuProfDir: string | undefined;
+  /** Concurrency override for the closed-loop scenarios. */
+  readonly concurrency: number | undefined;
+  /** Size overrides (e.g. fanout N, capacity N). */
+  readonly sizes: readonly number[] | undefined;
+  readonly quiet: boolean;
+}
+
+export interface Context {
+  readonly options: RunOptions;
+  readonly gens: Generators;
+  progress(text: string): void;
+  workspace(): Promise<Workspace>;
+}
+
+export const HOST = 'bench.localhost';
+
+export function ms(n: number): number {
+  return Math.round(n * 1000);
+}
+
+/** Poll until f() is true; throws with `what` after timeoutMs. */
+export async function waitFor(what: string, f: () => boolean | Promise<boolean>, timeoutMs: number, everyMs = 20): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await f())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}
+
+/** A closed loop: warm-up, then the measured run with its server's CPU and peak memory. */
+export async function measureLoop(
+  ctx: Context,
+  label: string,
+  server: Server,
+  connections: ReadonlyArray<readonly HttpRequest[]>,
+  chain?: { field: string; initial: string },
+): Promise<{ summary: LoopSummary; measurement: Omit<Measurement, 'who' | 'extra'> }> {
+  const { options, gens } = ctx;
+  if (options.warmupS > 0) {
+    ctx.progress(`${label}: warming up ${options.warmupS} s`);
+    await gens.loop(server.port, HOST, connections, ms(options.warmupS), chain);
+  }
+  const before = server.usage();
+  const timer = setInterval(() => ctx.progress(`${label}: ${gens.progress().toLocaleString('en-US')} requests`), 2000);
+  const summary = await gens.loop(server.port, HOST, connections, ms(options.durationS), chain);
+  clearInterval(timer);
+  const after = server.usage();
+  if (summary.errors > 0) throw new Error(`${label}: ${summary.errors} failed requests; first: ${summary.firstError}`);
+  const { p50, p99 } = latencyStats(summary.latencies);
+  return {
+    summary,
+    measurement: {
+      rate: summary.count / summary.seconds,
+      rateUnit: 'req/s',
+      p50Ms: p50,
+      p99Ms: p99,
+      cpuSeconds: after.cpuSeconds - before.cpuSeconds,
+      peakRssBytes: after.peakRssBytes,
+    },
+  };
+}
+
+const R3_BIN = join(dirname(fileURLToPath(import.meta.url)), '..', 'refs', 'r3-send.js');
+
+/** Run R3 in its own process; its CPU and peak memory are sampled from /proc while it runs. */
+async function runR3Process(job: R3Job): Promise<{ result: R3Result; cpuSeconds: number; peakRssBytes: number }> {
+  const child = spawn(process.execPath, [R3_BIN, JSON.stringify(job)], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  let last = { cpuSeconds: 0, peakRssBytes: 0 };
+  const sample = () => {
+    try {
+      const u = usage(child.pid!);
+      // An exited (zombie) process reports no memory: keep the last real sample.
+      if (u.peakRssBytes > 0) last = u;
+    } catch {
+      // exited
+    }
+  };
+  const timer = setInterval(sample, 100);
+  child.stdout.on('data', (d: Buffer) => {
+    sample();
+    out += d.toString();
+  });
+  child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  clearInterval(timer);
+  if (code !== 0) throw new Error(`R3 failed (${code}): ${err}`);
+  return { result: JSON.parse(out) as R3Result, ...last };
+}
+
+/** Run R3 on a workspace's database, then delete its rows so Parley starts on the seed alone. */
+export async function runR3On(ws: Workspace, job: Omit<R3Job, 'url' | 'dataDir'>): Promise<{ result: R3Result; cpuSeconds: number; peakRssBytes: number }> {
+  const r = await runR3Process({ ...job, url: ws.databaseUrl ?? null, dataDir: ws.databaseUrl ? null : join(ws.dataDir, 'pg') });
+  await ws.withApp(async (app) => {
+    await app.db.query(sql.unsafe`DELETE FROM events WHERE id >= ${R3_EVENT_ID_BASE}`);
+    await app.db.query(sql.unsafe`DELETE FROM user_messages WHERE message_id IN (SELECT id FROM messages WHERE client = ${R3_CLIENT})`);
+    await app.db.query(sql.unsafe`DELETE FROM messages WHERE client = ${R3_CLIENT}`);
+  });
+  return r;
+}
+
+/** Register one queue per account (POST /register), `connections` at a time. */
+export async function registerQueues(
+  ctx: Context,
+  port: number,
+  accounts: readonly Account[],
+  eventTypes: readonly string[],
+  capabilities: Readonly<Record<string, boolean>> = {},
+): Promise<Array<{ queueId: string; lastEventId: number }>> {
+  ctx.progress(`registering ${accounts.length.toLocaleString('en-US')} event queues`);
+  const requests: HttpRequest[] = accounts.map((a) => ({
+    method: 'POST',
+    path: '/api/v1/register',
+    headers: { authorization: a.auth },
+    body: new URLSearchParams({
+      event_types: JSON.stringify(eventTypes),
+      fetch_event_types: JSON.stringify(['realm']),
+      client_capabilities: JSON.stringify(capabilities),
+    }).toString(),
+  }));
+  const r = await ctx.gens.once(port, HOST, requests, 64, ['queue_id', 'last_event_id', 'msg']);
+  return r.answers.map((a, i) => {
+    if (a.status !== 200) throw new Error(`register for ${accounts[i]!.email} failed: ${a.status} ${String(a.fields.msg ?? a.fields.body)}`);
+    return { queueId: String(a.fields.queue_id), lastEventId: Number(a.fields.last_event_id) };
+  });
+}
+
+/** A gauge from Parley's GET /metrics (loopback may scrape it). */
+export async function gauge(port: number, name: string): Promise<number> {
+  const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+  const m = new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'm').exec(text);
+  return m ? Number(m[1]) : Number.NaN;
+}
+
+/** POST a form as an account; returns the parsed answer (throws unless 200). */
+export async function apiPost(port: number, account: Account, path: string, params: Record<string, string>): Promise<Record<string, unknown>> {
+  const r = await fetch(`http://127.0.0.1:${port}/api/v1${path}`, {
+    method: 'POST',
+    headers: { authorization: account.auth, 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams(params).toString(),
+  });
+  const body = (await r.json()) as Record<string, unknown>;
+  if (r.status !== 200) throw new Error(`POST ${path}: ${r.status} ${JSON.stringify(body)}`);
+  return body;
+}
+
+export const mbPer = (bytes: number) => `${(bytes / 1024).toFixed(1)} KiB`;

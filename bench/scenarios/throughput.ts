@@ -1,0 +1,202 @@
+// Closed-loop scenarios: presence and typing against R1, durable sends against R3.
+import type { HttpRequest } from '../load/http-connection.js';
+import type { Comparison, Measurement } from '../report.js';
+import { latencyStats } from '../report.js';
+import { startParley, startReference, type Server } from '../servers.js';
+import { HOST, measureLoop, registerQueues, runR3On, waitFor, type Context } from './common.js';
+
+const R1_BODY = 'status=active&new_user_input=true&slim_presence=true&last_update_id=-1';
+
+/** R1 under the same connections and request sizes as the Parley loop. */
+async function r1(ctx: Context, label: string, connections: number): Promise<Measurement> {
+  const server = await startReference('r1-json');
+  try {
+    const conns = Array.from({ length: connections }, (): HttpRequest[] => [{ method: 'POST', path: '/api/v1/json', body: R1_BODY }]);
+    const { measurement } = await measureLoop(ctx, `${label} R1`, server, conns);
+    return { who: 'R1 bare uWS JSON', ...measurement, extra: {} };
+  } finally {
+    await server.stop();
+  }
+}
+
+async function withParley<T>(ctx: Context, ws: Awaited<ReturnType<Context['workspace']>>, f: (s: Server) => Promise<T>): Promise<T> {
+  const server = await startParley({ dataDir: ws.dataDir, databaseUrl: ws.databaseUrl, cpuProfDir: ctx.options.cpuProfDir });
+  try {
+    return await f(server);
+  } finally {
+    await server.stop();
+  }
+}
+
+export async function presence(ctx: Context): Promise<Comparison[]> {
+  const users = ctx.options.smoke ? 20 : 1000;
+  const clients = ctx.options.concurrency ?? (ctx.options.smoke ? 4 : 200);
+  const ref = await r1(ctx, 'presence', clients);
+  const ws = await ctx.workspace();
+  ctx.progress(`presence: seeding ${users} users`);
+  const seeded = await ws.seed({ users, channels: [] });
+  const parley = await withParley(ctx, ws, async (server) => {
+    // Each connection polls for its share of the organization's users, echoing the id it last saw.
+    const conns = Array.from({ length: clients }, (_, c): HttpRequest[] =>
+      seeded.users
+        .filter((_u, i) => i % clients === c)
+        .map((u) => ({
+          method: 'POST',
+          path: '/api/v1/users/me/presence',
+          headers: { authorization: u.auth },
+          body: 'status=active&new_user_input=true&slim_presence=true&last_update_id={LAST}',
+        })),
+    );
+    return (await measureLoop(ctx, 'presence Parley', server, conns, { field: 'presence_last_update_id', initial: '-1' })).measurement;
+  });
+  await ws.dispose();
+  const ratio = parley.rate! / ref.rate!;
+  return [
+    {
+      scenario: 'presence',
+      variant: `${users} users, ${clients} clients`,
+      reference: ref,
+      parley: { who: 'Parley', ...parley, extra: {} },
+      ratio,
+      ratioOf: 'req/s',
+      target: '≥ 0.30 × R1 req/s, p99 ≤ 20 ms',
+      met: ratio >= 0.3 && parley.p99Ms! <= 20,
+      notes: [],
+    },
+  ];
+}
+
+export async function typing(ctx: Context): Promise<Comparison[]> {
+  const members = ctx.options.smoke ? 6 : 50;
+  const clients = ctx.options.concurrency ?? members;
+  const ref = await r1(ctx, 'typing', clients);
+  const ws = await ctx.workspace();
+  ctx.progress(`typing: seeding ${members} users and a ${members}-subscriber channel`);
+  const seeded = await ws.seed({ users: members, channels: [{ name: 'typing', subscribers: members }] });
+  const channelId = seeded.channels.typing!;
+  const parley = await withParley(ctx, ws, async (server) => {
+    // Channel typing goes only to clients that declare they show it.
+    const queues = await registerQueues(ctx, server.port, seeded.users, ['typing'], { stream_typing_notifications: true });
+    const parked = await ctx.gens.park(
+      server.port,
+      HOST,
+      'events',
+      queues.map((q, i) => ({ path: `/api/v1/events?queue_id=${q.queueId}&last_event_id={LAST}`, headers: { authorization: seeded.users[i]!.auth }, last: q.lastEventId })),
+      'typing',
+    );
+    if (parked.failed > 0) throw new Error(`typing: ${parked.failed} long-polls failed: ${parked.firstError}`);
+    // Each client alternates a topic (all members are told) and a direct conversation (two are).
+    const conns = Array.from({ length: clients }, (_, c): HttpRequest[] => {
+      const me = seeded.users[c % members]!;
+      const peer = seeded.users[(c + 1) % members]!;
+      const post = (body: string): HttpRequest => ({ method: 'POST', path: '/api/v1/typing', headers: { authorization: me.auth }, body });
+      return [
+        post(`type=stream&stream_id=${channelId}&topic=bench&op=start`),
+        post(`type=direct&to=${encodeURIComponent(JSON.stringify([peer.id]))}&op=start`),
+        post(`type=stream&stream_id=${channelId}&topic=bench&op=stop`),
+        post(`type=direct&to=${encodeURIComponent(JSON.stringify([peer.id]))}&op=stop`),
+      ];
+    });
+    const fanout = [members, 2, members, 2];
+    const expected = (counts: number[]) => counts.reduce((s, n, i) => s + (n ?? 0) * fanout[i]!, 0);
+    let sent = 0;
+    if (ctx.options.warmupS > 0) {
+      ctx.progress(`typing Parley: warming up ${ctx.options.warmupS} s`);
+      sent += expected((await ctx.gens.loop(server.port, HOST, conns, ctx.options.warmupS * 1000)).byIndex);
+    }
+    const m = await measureLoop({ ...ctx, options: { ...ctx.options, warmupS: 0 } }, 'typing Parley', server, conns);
+    sent += expected(m.summary.byIndex);
+    let got = 0;
+    await waitFor(
+      'typing events',
+      async () => {
+        got += (await ctx.gens.collect()).events.typing ?? 0;
+        return got >= sent;
+      },
+      10_000,
+      250,
+    ).catch(() => undefined);
+    return { ...m.measurement, sent, got };
+  });
+  await ws.dispose();
+  const ratio = parley.rate! / ref.rate!;
+  const { sent, got, ...rest } = parley;
+  return [
+    {
+      scenario: 'typing',
+      variant: `${members}-subscriber topic + direct, ${clients} clients`,
+      reference: ref,
+      parley: { who: 'Parley', ...rest, extra: { 'typing events delivered': `${got.toLocaleString('en-US')} of ${sent.toLocaleString('en-US')}` } },
+      ratio,
+      ratioOf: 'req/s',
+      target: '≥ 0.40 × R1 req/s; every typing event delivered',
+      met: ratio >= 0.4 && got === sent,
+      notes: got > sent ? ['more typing events than sent requests × recipients: check the count'] : [],
+    },
+  ];
+}
+
+export async function send(ctx: Context): Promise<Comparison[]> {
+  const clients = ctx.options.concurrency ?? (ctx.options.smoke ? 2 : 10);
+  const subscribers = ctx.options.smoke ? 10 : 100;
+  const ws = await ctx.workspace();
+  ctx.progress(`send: seeding ${Math.max(subscribers, 2 * clients)} users and a ${subscribers}-subscriber channel`);
+  const seeded = await ws.seed({ users: Math.max(subscribers, 2 * clients), channels: [{ name: 'send', subscribers }] });
+  const realmId = await ws.withApp(async (app) => (await app.realms.only()!).id);
+  // R3 shares Parley's database connections: the pool of DB_POOL_MAX (10), or the embedded one.
+  const pool = ws.databaseUrl ? 10 : 1;
+  const senders = seeded.users.slice(0, clients).map((u) => u.id);
+  const partners = seeded.users.slice(clients, 2 * clients).map((u) => u.id);
+  const out: Comparison[] = [];
+  const refs: Record<'dm' | 'channel', Measurement> = {} as never;
+  for (const kind of ['dm', 'channel'] as const) {
+    ctx.progress(`send R3 (${kind}): ${ctx.options.durationS} s at concurrency ${clients}`);
+    const job = {
+      pool,
+      concurrency: clients,
+      durationMs: ctx.options.durationS * 1000,
+      maxCount: 0,
+      realmId,
+      kind,
+      channelId: seeded.channels.send!,
+      senders,
+      partners,
+    };
+    if (ctx.options.warmupS > 0) await runR3On(ws, { ...job, durationMs: ctx.options.warmupS * 1000 });
+    const r = await runR3On(ws, job);
+    const { p50, p99 } = latencyStats(r.result.latencies);
+    refs[kind] = { who: 'R3 pg send SQL', rate: r.result.count / r.result.seconds, rateUnit: 'tx/s', p50Ms: p50, p99Ms: p99, cpuSeconds: r.cpuSeconds, peakRssBytes: r.peakRssBytes, extra: {} };
+  }
+  await withParley(ctx, ws, async (server) => {
+    const byId = new Map(seeded.users.map((u) => [u.id, u]));
+    for (const kind of ['dm', 'channel'] as const) {
+      const conns = senders.map((id, c): HttpRequest[] => [
+        {
+          method: 'POST',
+          path: '/api/v1/messages',
+          headers: { authorization: byId.get(id)!.auth },
+          body:
+            kind === 'dm'
+              ? `type=direct&to=${encodeURIComponent(JSON.stringify([partners[c]]))}&content=${encodeURIComponent('A benchmark message with a little **Markdown** in it.')}`
+              : `type=stream&to=${seeded.channels.send}&topic=bench&content=${encodeURIComponent('A benchmark message with a little **Markdown** in it.')}`,
+        },
+      ]);
+      const m = (await measureLoop(ctx, `send Parley (${kind})`, server, conns)).measurement;
+      const ref = refs[kind];
+      const ratio = m.rate! / ref.rate!;
+      out.push({
+        scenario: 'send',
+        variant: kind === 'dm' ? `direct, ${clients} clients` : `${subscribers}-subscriber channel, ${clients} clients`,
+        reference: ref,
+        parley: { who: 'Parley', ...m, rateUnit: 'msg/s', extra: {} },
+        ratio,
+        ratioOf: 'msg/s ÷ tx/s',
+        target: '≥ 0.8 × R3 tx/s, p99 ≤ 2 × R3 p99',
+        met: ratio >= 0.8 && m.p99Ms! <= 2 * ref.p99Ms!,
+        notes: [],
+      });
+    }
+  });
+  await ws.dispose();
+  return out;
+}

@@ -1,0 +1,123 @@
+// The processes under test: the reference servers and Parley, each a fresh child process, with
+// their CPU time and memory read from /proc.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { freePort, SERVER_BIN } from '../test/helpers/process.js';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const CLOCK_TICKS = 100; // USER_HZ on Linux
+
+export interface Usage {
+  /** User + system CPU seconds since the process started. */
+  readonly cpuSeconds: number;
+  readonly rssBytes: number;
+  readonly peakRssBytes: number;
+}
+
+export function usage(pid: number): Usage {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const cpuSeconds = (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (name: string) => Number(new RegExp(`${name}:\\s+(\\d+) kB`).exec(status)?.[1] ?? 0) * 1024;
+  return { cpuSeconds, rssBytes: kb('VmRSS'), peakRssBytes: kb('VmHWM') };
+}
+
+export interface Server {
+  readonly name: string;
+  readonly child: ChildProcess;
+  readonly port: number;
+  /** Milliseconds from spawn to ready (first answer). */
+  readonly startMs: number;
+  output(): string;
+  usage(): Usage;
+  stop(signal?: NodeJS.Signals): Promise<void>;
+}
+
+function track(name: string, child: ChildProcess, port: number, startMs: number, out: () => string): Server {
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  return {
+    name,
+    child,
+    port,
+    startMs,
+    output: out,
+    usage: () => usage(child.pid!),
+    async stop(signal: NodeJS.Signals = 'SIGTERM') {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill(signal);
+      const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
+/** Start a reference server (bench/refs/<file>.js); it prints its port on its first line. */
+export async function startReference(file: 'r1-json' | 'r2-park'): Promise<Server> {
+  const t0 = performance.now();
+  const child = spawn(process.execPath, [join(here, 'refs', `${file}.js`)], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  const port = await new Promise<number>((resolve, reject) => {
+    child.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = /"port":(\d+)/.exec(out);
+      if (m) resolve(Number(m[1]));
+    });
+    child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+    child.once('exit', (code) => reject(new Error(`${file} exited (${code}): ${out}`)));
+  });
+  return track(file, child, port, performance.now() - t0, () => out);
+}
+
+export interface ParleyOptions {
+  readonly dataDir: string;
+  readonly databaseUrl: string | undefined;
+  /** Extra environment (e.g. a smaller HEARTBEAT_MS). */
+  readonly env?: Readonly<Record<string, string>>;
+  /** Write a CPU profile (node --cpu-prof) into this directory. */
+  readonly cpuProfDir?: string | undefined;
+  readonly port?: number;
+}
+
+/**
+ * Start Parley (dist/src/main.js) and wait until GET /health answers 200. Request logs and rate
+ * limits are off: the first would measure the log pipe, the second refuse the load.
+ */
+export async function startParley(o: ParleyOptions): Promise<Server> {
+  const port = o.port ?? (await freePort());
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? '',
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    DATA_DIR: o.dataDir,
+    LOG_LEVEL: 'warn',
+    RATE_LIMIT_USER_PER_MINUTE: '0',
+    RATE_LIMIT_IP_PER_MINUTE: '0',
+    ...(o.databaseUrl ? { DATABASE_URL: o.databaseUrl } : {}),
+    ...o.env,
+  };
+  const args = o.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${o.cpuProfDir}`, SERVER_BIN] : [SERVER_BIN];
+  const t0 = performance.now();
+  const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`Parley exited early (${child.exitCode}):\n${out}`);
+    if (performance.now() - t0 > 120_000) {
+      child.kill('SIGKILL');
+      throw new Error(`Parley did not become healthy:\n${out}`);
+    }
+    try {
+      const r = await fetch(`http://127.0.0.1:${port}/health`);
+      if (r.status === 200) break;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  return track('parley', child, port, performance.now() - t0, () => out);
+}
