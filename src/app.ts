@@ -12,7 +12,7 @@ import { newServerSecret, secretFromBase64, type ServerSecret } from './domain/s
 import { SlidingWindowLimiter, TokenBucketLimiter } from './http/rate-limit.js';
 import { SocketTickets } from './http/socket-tickets.js';
 import type { Services } from './services.js';
-import { openDatabase, type Database } from './store/database.js';
+import { isDatabaseUnavailable, openDatabase, type Database } from './store/database.js';
 import { Metrics } from './metrics.js';
 import { migrate } from './store/migrate.js';
 import { creditDowntime, realmsWithQueues } from './store/queues.js';
@@ -25,7 +25,9 @@ export interface App extends Services {
   /** Request rate per user (authenticated) and per address (anonymous); null when turned off. */
   readonly requestLimits: { readonly perUser: TokenBucketLimiter | null; readonly perIp: TokenBucketLimiter | null };
   readonly socketTickets: SocketTickets;
-  /** Stop actors and close the database (HTTP is closed by its owner first). */
+  /** Answer parked polls, close event sockets (1001) and save every queue's cursor. */
+  stopQueues(): Promise<void>;
+  /** Stop queues (if not yet), then actors, and close the database (HTTP is closed by its owner first). */
   close(): Promise<void>;
 }
 
@@ -83,6 +85,9 @@ export async function createApp(o: AppOptions): Promise<App> {
       if (restored > 0) log.info({ realm: id, queues: restored }, 'event queues restored');
     }
     const windowMs = config.loginLimits.windowSeconds * 1000;
+    const stopQueues = async () => {
+      await Promise.all((await realms.loadedRealms()).map((r) => r.queues.shutdown()));
+    };
     return {
       ...services,
       metrics,
@@ -97,12 +102,19 @@ export async function createApp(o: AppOptions): Promise<App> {
         perUser: new SlidingWindowLimiter(config.loginLimits.perUser, windowMs, clock),
         perIp: new SlidingWindowLimiter(config.loginLimits.perIp, windowMs, clock),
       },
+      stopQueues,
       async close() {
         // Parked polls are answered and cursors saved before the actors stop.
-        await Promise.all((await realms.loadedRealms()).map((r) => r.queues.shutdown()));
+        await stopQueues();
         await Promise.all((await realms.loadedRealms()).map((r) => r.presence.shutdown()));
         runtime.stop();
-        if (!o.database) await database.close();
+        if (!o.database) {
+          // A database that is already gone has nothing left to close.
+          await database.close().catch((err: unknown) => {
+            if (!isDatabaseUnavailable(err)) throw err;
+            log.warn({ err: (err as Error).message }, 'database unreachable while closing');
+          });
+        }
       },
     };
   } catch (e) {

@@ -10,7 +10,8 @@ const bool = z
   .transform((v) => v === 'true' || v === '1' || v === 'yes');
 const url = z.string().url();
 
-const schema = z.object({
+/** Every environment variable Parley reads, with its default (README's configuration table mirrors it). */
+export const envSchema = z.object({
   HOST: z.string().min(1).default('127.0.0.1'),
   PORT: int(0, 65535).default(9991),
   EXTERNAL_URL: url.optional(),
@@ -36,6 +37,7 @@ const schema = z.object({
   LOGIN_FAILURES_PER_USER: int(1).default(5),
   LOGIN_FAILURES_PER_IP: int(1).default(50),
   LOGIN_FAILURE_WINDOW_SECONDS: int(1).default(30 * 60),
+  SESSION_LIFETIME_SECONDS: int(60).default(14 * 86_400),
   SHUTDOWN_TIMEOUT_MS: int(100).default(10000),
 
   HEARTBEAT_MS: int(50).default(50_000),
@@ -62,7 +64,7 @@ const schema = z.object({
   BOOTSTRAP_OWNER_NAME: z.string().min(1).default('Organization Owner'),
 });
 
-export type Env = z.input<typeof schema>;
+export type Env = z.input<typeof envSchema>;
 
 export interface Config {
   readonly host: string;
@@ -94,6 +96,8 @@ export interface Config {
     readonly perIp: number;
     readonly windowSeconds: number;
   };
+  /** How long a browser session (POST /login, sign-up) lasts. */
+  readonly sessionLifetimeSeconds: number;
   readonly shutdownTimeoutMs: number;
   readonly queues: {
     /** Parked long-polls get a heartbeat after 0.9–1.1 × this much silence. */
@@ -147,13 +151,13 @@ export class ConfigError extends Error {
 
 /** Parse the environment. Empty strings count as unset. Throws ConfigError naming each bad variable. */
 export function parseConfig(env: Record<string, string | undefined>): Config {
-  const known = Object.keys(schema.shape);
+  const known = Object.keys(envSchema.shape);
   const input: Record<string, string> = {};
   for (const key of known) {
     const value = env[key];
     if (value !== undefined && value !== '') input[key] = value;
   }
-  const parsed = schema.safeParse(input);
+  const parsed = envSchema.safeParse(input);
   if (!parsed.success) {
     throw new ConfigError(
       parsed.error.issues.map((i) => `${i.path.join('.')}=${JSON.stringify(input[String(i.path[0])])}: ${i.message}`),
@@ -186,6 +190,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       perIp: e.LOGIN_FAILURES_PER_IP,
       windowSeconds: e.LOGIN_FAILURE_WINDOW_SECONDS,
     },
+    sessionLifetimeSeconds: e.SESSION_LIFETIME_SECONDS,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     queues: {
       heartbeatMs: e.HEARTBEAT_MS,

@@ -50,14 +50,24 @@ async function main(): Promise<void> {
       process.exit(1);
     }, config.shutdownTimeoutMs);
     force.unref();
+    // No new connections, and new requests on open ones are refused (503, then closed).
     http.stopListening();
     admin?.close();
-    // Parked polls are answered and sockets closed (1001) before connections are dropped.
-    await app.close();
+    // Parked polls are answered and sockets closed (1001), cursors saved; requests already
+    // running finish while actors and the database still serve them.
+    let code = 0;
+    try {
+      await app.stopQueues();
+      await http.settled(config.shutdownTimeoutMs / 2);
+      await app.close();
+    } catch (err) {
+      log.error({ err }, 'stop failed');
+      code = 1;
+    }
     http.closeAll();
     release();
     log.info('stopped');
-    process.exit(0);
+    process.exit(code);
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));

@@ -2,11 +2,15 @@
 // log inside its transaction, and their release to subscribers (the queues) after commit, in id
 // order. Only actors that own a write call into this.
 import type { CommonQueryMethods, DatabasePool } from 'slonik';
-import { insertEvents } from '../store/events.js';
+import { isDatabaseUnavailable } from '../store/database.js';
+import { eventLogged, insertEvents } from '../store/events.js';
 import { assignIds, idsNeeded, ReleaseOrder, type EventSpec, type IdAllocator, type Pending, type PublishedEvent } from './event-sequencer.js';
 
 export type Emit = (event: EventSpec) => void;
 export type Deliver = (events: readonly PublishedEvent[]) => void;
+
+/** How often a commit in doubt asks the log again while the database is unreachable. */
+const IN_DOUBT_RETRY_MS = 200;
 
 export class RealmEventStream {
   private readonly order: ReleaseOrder;
@@ -54,6 +58,34 @@ export class RealmEventStream {
     this.order.abort(ticket);
   }
 
+  /**
+   * The connection was lost while the transaction committed: it may or may not have. The
+   * reservation stays in flight (later events wait behind it, in order) until the log, read once
+   * the database answers again, tells which; committed events are then released as usual.
+   */
+  inDoubt(db: CommonQueryMethods, ticket: Pending, events: PublishedEvent[]): Promise<boolean> {
+    return new Promise((settled) => {
+      const check = () =>
+        eventLogged(db, this.realmId, events[0]!.id).then(
+          (committed) => {
+            if (committed) this.order.complete(ticket, events);
+            else this.order.abort(ticket);
+            settled(committed);
+          },
+          (e: unknown) => {
+            if (isDatabaseUnavailable(e)) {
+              setTimeout(check, IN_DOUBT_RETRY_MS).unref();
+              return;
+            }
+            // Not an outage (a bug): releasing nothing is the safe side, as for a rollback.
+            this.order.abort(ticket);
+            settled(false);
+          },
+        );
+      check();
+    });
+  }
+
   /** Events that are not logged (typing): released as soon as every earlier event is. */
   async publishEphemeral(specs: readonly EventSpec[]): Promise<void> {
     if (specs.length === 0) return;
@@ -76,18 +108,23 @@ export async function writeWithEvents<T>(
   beforeRelease?: (result: T) => void,
 ): Promise<T> {
   const appended: { value: { ticket: Pending; events: PublishedEvent[] } | null } = { value: null };
+  let committing = false;
   try {
     const result = await db.transaction(async (tx) => {
       const specs: EventSpec[] = [];
       const r = await work(tx, (e) => specs.push(e));
       if (specs.length > 0) appended.value = await stream.append(tx, specs);
+      committing = true;
       return r;
     });
     beforeRelease?.(result);
     if (appended.value) stream.committed(appended.value.ticket, appended.value.events);
     return result;
   } catch (e) {
-    if (appended.value) stream.aborted(appended.value.ticket);
+    // The caller still fails (a 503: the client retries, with its Idempotency-Key for sends);
+    // the events are released only if the log shows the commit happened.
+    if (appended.value && committing && isDatabaseUnavailable(e)) void stream.inDoubt(db, appended.value.ticket, appended.value.events);
+    else if (appended.value) stream.aborted(appended.value.ticket);
     throw e;
   }
 }

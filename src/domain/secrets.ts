@@ -1,6 +1,7 @@
-// API keys and passwords. A database copy alone reveals neither: keys are stored as an HMAC
-// under the server secret (to look them up) plus a copy sealed with that secret through
-// tweetnacl's secretbox (POST /fetch_api_key returns the existing key). Passwords use scrypt.
+// API keys, session tokens and passwords. A database copy alone reveals none of them: keys are
+// stored as an HMAC under the server secret (to look them up) plus a copy sealed with that secret
+// through tweetnacl's secretbox (POST /fetch_api_key returns the existing key); session tokens
+// only as an HMAC. Passwords use scrypt.
 import { createHmac, randomBytes, randomInt, scrypt, timingSafeEqual } from 'node:crypto';
 import nacl from 'tweetnacl';
 
@@ -30,6 +31,15 @@ export const newServerSecret = (): string => randomBytes(nacl.secretbox.keyLengt
 
 export function hashApiKey(secret: ServerSecret, apiKey: string): Buffer {
   return createHmac('sha256', secret.key).update(apiKey, 'utf8').digest();
+}
+
+/** A new browser-session token: 256 random bits, URL-safe (the cookie's value). */
+export const newSessionToken = (): string => randomBytes(32).toString('base64url');
+export const SESSION_TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
+
+/** What is stored of a session token: its HMAC under the server secret (a lookup key, not the cookie). */
+export function hashSessionToken(secret: ServerSecret, token: string): Buffer {
+  return createHmac('sha256', secret.key).update('session:').update(token, 'utf8').digest();
 }
 
 /** Constant-time check of a presented key against the stored HMAC. */

@@ -123,6 +123,8 @@ export function parseMultipart(body: Buffer, boundary: string): Part[] {
 }
 
 function parsePartHeaders(text: string): Record<string, string> {
+  // Field names and file names end up in Postgres, which cannot store NUL.
+  if (text.includes('\u0000')) throw errors.malformedBody('null byte in a multipart header');
   const out: Record<string, string> = {};
   for (const line of text.split('\r\n')) {
     const colon = line.indexOf(':');

@@ -12,6 +12,7 @@ import { RawJson, RawResponse, type Data, type Endpoint, type RequestContext } f
 import { validateParams } from './params.js';
 import type { RateDecision } from './rate-limit.js';
 import { Router, type RouteTable } from './router.js';
+import { sessionUser } from './sessions.js';
 
 export interface ApiRequest {
   readonly method: string;
@@ -88,6 +89,7 @@ export function createDispatcher(app: App, tables: { api: RouteTable; site: Rout
   const api = new Router(tables.api);
   const site = new Router(tables.site);
   const { log } = app;
+  const outage = { loggedAt: -Infinity, suppressed: 0 };
 
   return async function dispatch(req: ApiRequest): Promise<ApiResponse> {
     const started = performance.now();
@@ -112,7 +114,9 @@ export function createDispatcher(app: App, tables: { api: RouteTable; site: Rout
       const authorization = req.headers.authorization;
       if (endpoint.auth !== 'none' && realm) {
         if (authorization) user = authenticate(app.secret, realm, authorization);
-        else if (endpoint.auth === 'user') throw errors.notLoggedIn();
+        // A browser session counts only at the site root: /api/v1 takes explicit credentials.
+        else if (!isApi) user = await sessionUser(app, realm, req.headers.cookie);
+        if (!user && endpoint.auth === 'user') throw errors.notLoggedIn();
       }
       userId = user?.id ?? null;
       counted = true;
@@ -151,7 +155,13 @@ export function createDispatcher(app: App, tables: { api: RouteTable; site: Rout
         const refused = (e as { rate?: RateDecision }).rate;
         if (refused) rate = refused;
       } else if (isDatabaseUnavailable(e)) {
-        log.warn({ requestId, err: (e as Error).message }, 'database unavailable');
+        // During an outage every request fails alike: one line a second, with the count.
+        const now = performance.now();
+        if (now - outage.loggedAt >= 1000) {
+          log.warn({ requestId, err: (e as Error).message, alike: outage.suppressed }, 'database unavailable');
+          outage.loggedAt = now;
+          outage.suppressed = 0;
+        } else outage.suppressed++;
         res = errorResponse(errors.unavailable('The database'));
       } else {
         log.error({ err: e, requestId, method: req.method, path: req.path }, 'request failed');

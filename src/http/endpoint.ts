@@ -10,8 +10,8 @@ import type { ParamShape } from './params.js';
 import type { Logger } from 'pino';
 
 /**
- * - `user`: HTTP Basic credentials required;
- * - `optional`: credentials used when present (public-access endpoints);
+ * - `user`: HTTP Basic credentials required (at the site root, a browser session also counts);
+ * - `optional`: credentials (or, at the site root, a session) used when present (public access);
  * - `none`: never authenticated.
  */
 export type AuthMode = 'user' | 'optional' | 'none';

@@ -1,6 +1,7 @@
 // The OpenAPI 3.1 document of Parley's HTTP API, generated from the route table and each
 // endpoint's parameter schema (GET /api/v1/openapi.json). It is also the fuzzer's input.
 import type { z } from 'zod';
+import { SESSION_COOKIE } from './sessions.js';
 import { SERVICE_VERSION } from '../version.js';
 import type { Endpoint } from './endpoint.js';
 import { paramDoc } from './params.js';
@@ -46,6 +47,13 @@ function parameterSchemas(endpoint: Endpoint): Array<{ name: string; required: b
   });
 }
 
+/** Basic credentials everywhere; at the site root a browser session (cookie) as well. */
+function securityOf(endpoint: Endpoint, api: boolean): Json[] {
+  if (endpoint.auth === 'none') return [];
+  const schemes: Json[] = api ? [{ basicAuth: [] }] : [{ basicAuth: [] }, { sessionCookie: [] }];
+  return endpoint.auth === 'optional' ? [{}, ...schemes] : schemes;
+}
+
 function operation(path: string, method: Method, endpoint: Endpoint, api: boolean): Json {
   const pathParams = new Set([...path.matchAll(/\{([a-z_]+)\}/g)].map((m) => m[1]!));
   const params = parameterSchemas(endpoint);
@@ -63,7 +71,7 @@ function operation(path: string, method: Method, endpoint: Endpoint, api: boolea
       429: errorResponse('Rate limit hit'),
       503: errorResponse('Temporarily unavailable'),
     },
-    security: endpoint.auth === 'user' ? [{ basicAuth: [] }] : endpoint.auth === 'optional' ? [{}, { basicAuth: [] }] : [],
+    security: securityOf(endpoint, api),
   };
   if (!api) op['x-site-route'] = true;
   const describe = (p: (typeof rest)[number]) => ({
@@ -108,7 +116,10 @@ export function buildOpenApi(tables: { api: RouteTable; site: RouteTable }): Jso
     },
     servers: [{ url: '/' }],
     components: {
-      securitySchemes: { basicAuth: { type: 'http', scheme: 'basic', description: 'email:api_key' } },
+      securitySchemes: {
+        basicAuth: { type: 'http', scheme: 'basic', description: 'email:api_key' },
+        sessionCookie: { type: 'apiKey', in: 'cookie', name: SESSION_COOKIE, description: 'Set by POST /login; site-root routes only' },
+      },
       schemas: { Success: successSchema, Error: errorSchema },
     },
     paths,

@@ -97,10 +97,20 @@ function parseIntStrict(s: string): number | null {
  * Codecs: `p.int()`, `p.bool()`, `p.json(schema)`, … All accept the raw string, so defaults are
  * written the way a client would send them: `p.bool().default('false')`, `p.intList().default('[]')`.
  */
+/** Largest value of a Postgres `integer` column. */
+const INT4_MAX = 2_147_483_647;
+
 export const p = {
-  /** Plain text; optionally bounded. */
-  string(o: { max?: number; min?: number; trim?: boolean } = {}) {
+  /**
+   * Plain text; optionally bounded. NUL characters are refused (Postgres cannot store them) unless
+   * `nul: 'handler'` says the handler refuses them with a message of its own (message content).
+   */
+  string(o: { max?: number; min?: number; trim?: boolean; nul?: 'handler' } = {}) {
     return documented(raw.transform((s, ctx) => {
+      if (o.nul === undefined && s.includes('\u0000')) {
+        ctx.addIssue({ code: 'custom', message: `${VAR} must not contain null bytes` });
+        return z.NEVER;
+      }
       const v = o.trim ? s.trim() : s;
       if (o.max !== undefined && [...v].length > o.max) {
         ctx.addIssue({ code: 'custom', message: `${VAR} is too long (limit: ${o.max} characters)` });
@@ -127,6 +137,15 @@ export const p = {
       }
       return n;
     }), { type: 'integer', ...(o.min !== undefined ? { minimum: o.min } : {}), ...(o.max !== undefined ? { maximum: o.max } : {}) });
+  },
+
+  /**
+   * The id of a row looked up in Postgres by an `integer` key (attachments, invitations, folders,
+   * snippets): a larger number names nothing, and is refused here rather than reaching the query
+   * as an error. Ids resolved from cached state (users, channels, groups) need no such bound.
+   */
+  id() {
+    return p.int({ max: INT4_MAX });
   },
 
   bool() {
@@ -157,6 +176,11 @@ export const p = {
         ctx.addIssue({ code: 'custom', message: `Argument "${VAR}" is not valid JSON.` });
         return z.NEVER;
       }
+      const nul = nulPath(value);
+      if (nul) {
+        ctx.addIssue({ code: 'custom', message: `${VAR}${pathText(nul)} must not contain null bytes` });
+        return z.NEVER;
+      }
       const r = schema.safeParse(value, { errorMap: jsonErrorMap });
       if (!r.success) {
         const issue = r.error.issues[0]!;
@@ -172,6 +196,34 @@ export const p = {
     return p.json(z.array(j.int()));
   },
 };
+
+/**
+ * Where a decoded JSON value holds a string (or key) with a NUL character, or null. Iterative:
+ * JSON.parse accepts nesting deeper than the call stack allows.
+ */
+function nulPath(value: unknown): Array<string | number> | null {
+  interface Step { readonly v: unknown; readonly key: string | number | null; readonly parent: Step | null }
+  const pathOf = (s: Step, last?: string): Array<string | number> => {
+    const out: Array<string | number> = last === undefined ? [] : [last];
+    for (let at: Step | null = s; at && at.key !== null; at = at.parent) out.unshift(at.key);
+    return out;
+  };
+  const stack: Step[] = [{ v: value, key: null, parent: null }];
+  for (let top = stack.pop(); top !== undefined; top = stack.pop()) {
+    const v = top.v;
+    if (typeof v === 'string') {
+      if (v.includes('\u0000')) return pathOf(top);
+    } else if (Array.isArray(v)) {
+      for (let i = v.length - 1; i >= 0; i--) stack.push({ v: v[i], key: i, parent: top });
+    } else if (v !== null && typeof v === 'object') {
+      for (const [k, x] of Object.entries(v).reverse()) {
+        if (k.includes('\u0000')) return pathOf(top, k);
+        stack.push({ v: x, key: k, parent: top });
+      }
+    }
+  }
+  return null;
+}
 
 function jsonSchemaOf(schema: ZodTypeAny): Record<string, unknown> {
   const { $schema: _drop, ...rest } = zodToJsonSchema(schema, { target: 'openApi3', $refStrategy: 'none' }) as Record<string, unknown>;

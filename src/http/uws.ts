@@ -42,16 +42,22 @@ export interface SocketSession {
 
 export interface HttpServer {
   readonly port: number;
-  /** Stop accepting connections (existing ones are left to their owners). */
+  /**
+   * Stop accepting connections, and refuse new requests on those still open (503
+   * SERVICE_UNAVAILABLE, then the connection closes) so that clients go to the next process.
+   * Requests already running are left to finish.
+   */
   stopListening(): void;
+  /** Resolves once no request is running (parked ones included), or after `timeoutMs`. */
+  settled(timeoutMs: number): Promise<void>;
   /** Close every remaining connection. */
   closeAll(): void;
 }
 
 const STATUS_TEXT: Record<number, string> = {
-  200: 'OK', 101: 'Switching Protocols', 204: 'No Content', 301: 'Moved Permanently', 302: 'Found',
+  200: 'OK', 101: 'Switching Protocols', 204: 'No Content', 301: 'Moved Permanently', 302: 'Found', 303: 'See Other',
   304: 'Not Modified', 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found',
-  405: 'Method Not Allowed', 408: 'Request Timeout', 409: 'Conflict', 413: 'Payload Too Large',
+  405: 'Method Not Allowed', 408: 'Request Timeout', 409: 'Conflict', 410: 'Gone', 413: 'Payload Too Large',
   415: 'Unsupported Media Type', 429: 'Too Many Requests', 500: 'Internal Server Error',
   503: 'Service Unavailable',
 };
@@ -73,8 +79,19 @@ interface SocketData {
 
 export function startHttpServer(o: HttpServerOptions): Promise<HttpServer> {
   const app = uWS.App();
+  let draining = false;
+  let running = 0;
+  let onSettled: (() => void) | null = null;
+  const done = () => {
+    running--;
+    if (running === 0) onSettled?.();
+  };
 
   app.any('/*', (res, req) => {
+    if (draining) {
+      writeResponse(res, errorResponse(errors.unavailable('The server')), true);
+      return;
+    }
     const headers: Record<string, string> = {};
     req.forEach((k, v) => {
       headers[k] = headers[k] === undefined ? v : `${headers[k]}, ${v}`;
@@ -98,16 +115,20 @@ export function startHttpServer(o: HttpServerOptions): Promise<HttpServer> {
       if (finished) return;
       finished = true;
       clearTimeout(timer);
-      writeResponse(res, r, close);
+      // While draining, the connection closes after the answer: the client reconnects elsewhere.
+      writeResponse(res, r, close || draining);
     };
     const run = (body: Buffer | null) => {
-      o.dispatch({ ...base, body, signal: controller.signal }).then(
-        (r) => finish(r),
-        (err: unknown) => {
-          o.log.error({ err }, 'dispatch threw');
-          finish(errorResponse(errors.internal('dispatch')));
-        },
-      );
+      running++;
+      o.dispatch({ ...base, body, signal: controller.signal })
+        .then(
+          (r) => finish(r),
+          (err: unknown) => {
+            o.log.error({ err }, 'dispatch threw');
+            finish(errorResponse(errors.internal('dispatch')));
+          },
+        )
+        .finally(done);
     };
 
     const length = headers['content-length'];
@@ -150,6 +171,10 @@ export function startHttpServer(o: HttpServerOptions): Promise<HttpServer> {
       idleTimeout: 120,
       sendPingsAutomatically: true,
       upgrade: (res, req, context) => {
+        if (draining) {
+          writeResponse(res, errorResponse(errors.unavailable('The server')), true);
+          return;
+        }
         const headers: Record<string, string> = {};
         req.forEach((k, v) => (headers[k] = v));
         const key = req.getHeader('sec-websocket-key');
@@ -208,6 +233,17 @@ export function startHttpServer(o: HttpServerOptions): Promise<HttpServer> {
         stopListening() {
           if (listening) uWS.us_listen_socket_close(listenSocket);
           listening = false;
+          draining = true;
+        },
+        settled(timeoutMs) {
+          if (running === 0) return Promise.resolve();
+          return new Promise<void>((resolve) => {
+            const timer = setTimeout(resolve, timeoutMs);
+            onSettled = () => {
+              clearTimeout(timer);
+              resolve();
+            };
+          });
         },
         closeAll() {
           app.close();

@@ -18,6 +18,11 @@ export async function insertEvents(db: CommonQueryMethods, realmId: number, even
     VALUES ${sql.join(rows, sql.fragment`, `)}`);
 }
 
+/** Is this event in the log (did the transaction that wrote it commit)? */
+export async function eventLogged(db: CommonQueryMethods, realmId: number, id: number): Promise<boolean> {
+  return db.exists(sql.unsafe`SELECT 1 FROM events WHERE realm_id = ${realmId} AND id = ${id}`);
+}
+
 export const loggedEventRow = z.object({
   id: z.number(),
   type: z.string(),

@@ -129,3 +129,11 @@ export async function removeSubgroups(db: CommonQueryMethods, groupId: number, s
   await db.query(sql.unsafe`
     DELETE FROM user_group_subgroups WHERE group_id = ${groupId} AND subgroup_id = ANY(${sql.array(subgroupIds, 'int4')})`);
 }
+
+/** Add many new users to the same groups (bulk seeding; the users belong to none yet). */
+export async function addMembersToGroups(db: CommonQueryMethods, groupIds: readonly number[], userIds: readonly number[]): Promise<void> {
+  if (groupIds.length === 0 || userIds.length === 0) return;
+  await db.query(sql.unsafe`
+    INSERT INTO user_group_members (group_id, user_id)
+    SELECT g, u FROM unnest(${sql.array(groupIds, 'int4')}::int[]) AS g, unnest(${sql.array(userIds, 'int4')}::int[]) AS u`);
+}

@@ -109,11 +109,15 @@ export function dropRowsOutside(db: CommonQueryMethods, messageIds: readonly num
     RETURNING um.user_id`);
 }
 
-/** Give every active subscriber of a channel a (read) row for these messages. */
+/**
+ * Give every subscriber of a channel who is an active user a (read) row for these messages;
+ * deactivated users receive nothing while away, as with messages sent then.
+ */
 export async function addRowsForSubscribers(db: CommonQueryMethods, messageIds: readonly number[], channelId: number): Promise<void> {
   await db.query(sql.unsafe`
     INSERT INTO user_messages (user_id, message_id, flags)
     SELECT s.user_id, m.id, ${FLAG_BITS.read}::int FROM subscriptions s
+    JOIN users u ON u.id = s.user_id AND u.is_active
     CROSS JOIN unnest(${sql.array(messageIds, 'int8')}::bigint[]) AS m(id)
     WHERE s.channel_id = ${channelId} AND s.active
     ON CONFLICT DO NOTHING`);

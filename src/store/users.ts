@@ -129,3 +129,36 @@ export async function sealedApiKeys(db: CommonQueryMethods, ids: readonly number
     SELECT id, api_key_sealed FROM users WHERE id = ANY(${sql.array([...ids], 'int4')})`);
   return new Map(rows.map((r) => [r.id, r.api_key_sealed]));
 }
+
+/**
+ * Many members at once (bulk seeding): one statement for every row, all with the same role and
+ * settings, no password. Returns the rows in the order given.
+ */
+export async function insertMembers(
+  db: CommonQueryMethods,
+  realmId: number,
+  role: number,
+  settings: unknown,
+  rows: ReadonlyArray<{ readonly email: string; readonly fullName: string; readonly apiKeyHash: Buffer; readonly apiKeySealed: Buffer }>,
+): Promise<readonly UserRow[]> {
+  const hex = (b: Buffer) => b.toString('hex');
+  const inserted = await db.any(sql.type(userRow)`
+    INSERT INTO users (realm_id, email, delivery_email, full_name, role, is_bot, api_key_hash, api_key_sealed, settings)
+    SELECT ${realmId}, r.email, r.email, r.full_name, ${role}, false, decode(r.hash, 'hex'), decode(r.sealed, 'hex'),
+           ${sql.jsonb(settings as never)}
+    FROM unnest(${sql.array(rows.map((r) => r.email), 'text')}::text[], ${sql.array(rows.map((r) => r.fullName), 'text')}::text[],
+                ${sql.array(rows.map((r) => hex(r.apiKeyHash)), 'text')}::text[], ${sql.array(rows.map((r) => hex(r.apiKeySealed)), 'text')}::text[])
+         WITH ORDINALITY AS r(email, full_name, hash, sealed, n)
+    ORDER BY r.n
+    RETURNING ${columns}`);
+  return [...inserted].sort((a, b) => a.id - b.id);
+}
+
+/** Set many users' API emails at once (hidden addresses depend on the id). */
+export async function setEmails(db: CommonQueryMethods, ids: readonly number[], emails: readonly string[]): Promise<void> {
+  if (ids.length === 0) return;
+  await db.query(sql.unsafe`
+    UPDATE users SET email = v.email
+    FROM unnest(${sql.array(ids, 'int4')}::int[], ${sql.array(emails, 'text')}::text[]) AS v(id, email)
+    WHERE users.id = v.id`);
+}

@@ -175,6 +175,77 @@ stream('ephemeral events wait behind reservations still in flight', async () => 
   assert.equal(got, ['logged', 'typing']);
 });
 
+/** The driver's error when the connection drops (here: after the COMMIT was sent). */
+const connectionLost = () => Object.assign(new Error('Connection terminated unexpectedly'), { code: 'ECONNRESET' });
+
+/**
+ * The app's pool, except that every transaction fails with a lost connection once its handler
+ * has run — after committing it, or instead of committing — and the first `downChecks` reads
+ * fail as if the database were still unreachable.
+ */
+function flakyPool(o: { commits: boolean; downChecks: number }) {
+  const real = server.app.db;
+  let checks = 0;
+  return new Proxy(real, {
+    get(target, name) {
+      if (name === 'transaction')
+        return async (handler: Parameters<typeof real.transaction>[0]) => {
+          if (o.commits) {
+            await real.transaction(handler);
+            throw connectionLost();
+          }
+          return real.transaction(async (tx) => {
+            await handler(tx);
+            throw connectionLost();
+          });
+        };
+      if (name === 'exists') return (...args: Parameters<typeof real.exists>) => (checks++ < o.downChecks ? Promise.reject(connectionLost()) : real.exists(...args));
+      return Reflect.get(target, name) as unknown;
+    },
+  });
+}
+
+/** Wait for the in-doubt resolution, which runs in the background (bounded). */
+async function until(cond: () => boolean): Promise<void> {
+  for (let i = 0; i < 500 && !cond(); i++) await new Promise((r) => setTimeout(r, 10));
+}
+
+stream('a commit in doubt that did commit: its events are released, in order, once the log shows them', async () => {
+  const realm = await server.createRealm();
+  const s = new RealmEventStream(realm.id, server.app.ids, realm.handle.events.releasedThrough);
+  const got: string[] = [];
+  s.subscribe((es) => got.push(...es.map((e) => e.type)));
+  try {
+    await writeWithEvents(flakyPool({ commits: true, downChecks: 2 }), s, async (_tx, emit) => emit({ type: 'in-doubt', payload: {}, userIds: null }));
+    assert.unreachable('the caller is told the write failed');
+  } catch (e) {
+    assert.match(String(e), /Connection terminated/);
+  }
+  // A later write commits meanwhile: its event waits behind the one in doubt.
+  await writeWithEvents(server.app.db, s, async (_tx, emit) => emit({ type: 'later', payload: {}, userIds: null }));
+  assert.equal(got, [], 'nothing is released while the first commit is in doubt');
+  await until(() => got.length === 2);
+  assert.equal(got, ['in-doubt', 'later']);
+});
+
+stream('a commit in doubt that did not commit: nothing is released, and later events are not held', async () => {
+  const realm = await server.createRealm();
+  const s = new RealmEventStream(realm.id, server.app.ids, realm.handle.events.releasedThrough);
+  const got: string[] = [];
+  s.subscribe((es) => got.push(...es.map((e) => e.type)));
+  const before = await countEvents(realm.id);
+  try {
+    await writeWithEvents(flakyPool({ commits: false, downChecks: 1 }), s, async (_tx, emit) => emit({ type: 'lost', payload: {}, userIds: null }));
+    assert.unreachable('should throw');
+  } catch (e) {
+    assert.match(String(e), /Connection terminated/);
+  }
+  await writeWithEvents(server.app.db, s, async (_tx, emit) => emit({ type: 'later', payload: {}, userIds: null }));
+  await until(() => got.length > 0);
+  assert.equal(got, ['later']);
+  assert.is(await countEvents(realm.id), before + 1);
+});
+
 alloc.run();
 order.run();
 stream.run();

@@ -24,9 +24,9 @@ let alice: TestUser;
 const secret = secretFromBase64(newServerSecret());
 
 /** A second process image on the same database (what a restart after a crash looks like). */
-async function secondApp(): Promise<{ app: App; server: TestServer }> {
+async function secondApp(pool = server.db.pool, appSecret = secret): Promise<{ app: App; server: TestServer }> {
   const config = parseConfig({ DATA_DIR: mkdtempSync(join(tmpdir(), 'parley-restore-')), LOG_LEVEL: 'silent', QUEUE_FLUSH_INTERVAL_MS: '3600000' });
-  const app = await createApp({ config, log: pino({ level: 'silent' }), database: server.db, secret });
+  const app = await createApp({ config, log: pino({ level: 'silent' }), database: { ...server.db, pool }, secret: appSecret });
   return { app, server: new TestServer(app, createDispatcher(app, { api: apiRoutes, site: siteRoutes }), server.db, server.clock) };
 }
 
@@ -64,6 +64,30 @@ t('a queue comes back with every unacknowledged event, in order, once', async ()
   assert.is(more.events.length, 1);
   assert.is(more.events[0].person.full_name, 'Four');
   assert.ok(more.events[0].id > seen[2].id);
+  await second.app.close();
+});
+
+t('a queue whose restore fails in an outage answers 503, and the next request restores it whole', async () => {
+  // The second process's pool loses its connection for multi-row reads while `down` is set.
+  let down = false;
+  const pool = new Proxy(server.db.pool, {
+    get(target, name) {
+      if (name === 'any' && down) return () => Promise.reject(Object.assign(new Error('Connection terminated unexpectedly'), { code: 'ECONNRESET' }));
+      return Reflect.get(target, name) as unknown;
+    },
+  });
+  const second = await secondApp(pool, server.app.secret);
+  // The queue is created by this process after the second one started: it restores it lazily.
+  const reg = assertSuccess(await alice.post('/api/v1/register', { event_types: ['realm_user'], fetch_event_types: [] }));
+  const zoe = await realm.createUser({ name: 'Zoe' });
+  const poll = () =>
+    second.server.request('GET', '/api/v1/events', { queue_id: reg.queue_id, last_event_id: -1, dont_block: true }, { host: realm.host, auth: alice.auth });
+  down = true;
+  assertError(await poll(), 'The database is temporarily unavailable; retry later', 503, 'SERVICE_UNAVAILABLE');
+  down = false;
+  // (Events the other processes of this file logged come along: their ids are from other blocks.)
+  const ids = assertSuccess(await poll()).events.map((e: { person: { user_id: number } }) => e.person.user_id);
+  assert.is(ids.filter((id: number) => id === zoe.id).length, 1, `Zoe's event once in ${ids.join(', ')}`);
   await second.app.close();
 });
 

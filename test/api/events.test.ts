@@ -120,13 +120,12 @@ t('unauthenticated register needs public access, and then refuses the authentica
 
 const ev = suite('GET /events');
 
-ev('dont_block answers at once', async () => {
+ev('dont_block answers without parking', async () => {
   const { queue_id } = await register(alice, { fetch_event_types: [] });
-  const started = Date.now();
+  // A poll that parked instead would come back with a heartbeat event, not an empty list.
   const r = assertSuccess(await alice.get('/api/v1/events', { queue_id, dont_block: true }));
   assert.equal(r.events, []);
   assert.is(r.queue_id, queue_id);
-  assert.ok(Date.now() - started < 300);
 });
 
 ev('a long-poll parks until an event arrives', async () => {

@@ -67,6 +67,7 @@ create('invite_expires_in_minutes: a number, or null for never', async () => {
   assert.is(list.find((i) => i.link_url === never)!.expiry_date, null);
   assert.is(list.find((i) => i.link_url === hour)!.expiry_date, Math.floor(clock.now() / 1000) + 3600);
   assertError(await invite(cast.admin, { invite_expires_in_minutes: 0 }), 'invite_expires_in_minutes is too small');
+  assertError(await invite(cast.admin, { invite_expires_in_minutes: 9.06e74 }), 'invite_expires_in_minutes is too large');
   assertError(await invite(cast.admin, { invite_expires_in_minutes: 'soon' }), 'Argument "invite_expires_in_minutes" is not valid JSON.');
   assertError(await invite(cast.admin, { invite_as: 500 }), 'Invalid invite_as');
 });

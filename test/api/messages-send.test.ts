@@ -176,6 +176,20 @@ send('who may send to which channel', async () => {
   assertError(await gone.post('/api/v1/messages', { type: 'stream', to: 'general', topic: 't', content: 'x' }), 'Account is deactivated', 401);
 });
 
+send('a bot does not learn private channel names through its owner’s role', async () => {
+  // The owner (an administrator) sees every private channel but may post only where subscribed;
+  // a bot posting by its owner's right must get the same answer as for a channel that does not exist.
+  const { owner, member } = cast;
+  const adminsBot = await realm.createUser({ bot: true, name: 'Admin Bot', botOwnerId: owner.id });
+  const id = await createChannel(member, 'secret-plans', { invite_only: true });
+  for (const to of [String(id), 'secret-plans']) {
+    const r = await adminsBot.post('/api/v1/messages', { type: 'stream', to, topic: 't', content: 'x' });
+    assertError(r, to === 'secret-plans' ? "Channel 'secret-plans' does not exist" : `Channel with ID '${id}' does not exist`, 400, 'STREAM_DOES_NOT_EXIST');
+  }
+  assertSuccess(await member.post('/api/v1/users/me/subscriptions', { subscriptions: [{ name: 'secret-plans' }], principals: [owner.id] }));
+  assertSuccess(await adminsBot.post('/api/v1/messages', { type: 'stream', to: String(id), topic: 't', content: 'x' }));
+});
+
 send('can_create_topic_group limits new topics, not existing ones', async () => {
   const { owner, member, bot } = cast;
   const id = await createChannel(owner, 'topics', { others: [member, bot] });
@@ -261,6 +275,14 @@ delivery('Idempotency-Key: a retried send is stored once', async () => {
   assert.is(events.filter((e) => e.type === 'message').length, 1);
   const other = assertSuccess(await member.post('/api/v1/messages', params, { headers: { 'Idempotency-Key': 'retry-2' } }));
   assert.is.not(other.id, assertSuccess(a).id);
+});
+
+delivery('an Idempotency-Key that is not printable ASCII is a 400', async () => {
+  const { member } = cast;
+  const params = { type: 'stream', to: 'general', topic: 'idem', content: 'bad key' };
+  for (const key of ['a\u0000b', 'tab\there', 'x'.repeat(300)]) {
+    assertError(await member.post('/api/v1/messages', params, { headers: { 'Idempotency-Key': key } }), 'Invalid Idempotency-Key header');
+  }
 });
 
 delivery('local echo: the sending queue gets its local id back', async () => {

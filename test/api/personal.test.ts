@@ -4,7 +4,8 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { alertWordsByUser } from '../../src/store/alert-words.js';
 import { assertError, assertSuccess } from '../helpers/assert.js';
-import { expectConsistent } from '../helpers/consistency.js';
+import { Role } from '../../src/domain/roles.js';
+import { drainEvents, expectConsistent } from '../helpers/consistency.js';
 import { everyRole } from '../helpers/people.js';
 import { startTestServer, type TestRealm, type TestServer, type TestUser } from '../helpers/server.js';
 
@@ -68,6 +69,22 @@ status('away is the inverse of presence_enabled', async () => {
   assert.equal(assertSuccess(await other.get(`/api/v1/users/${member.id}/status`)).status, {});
 });
 
+status('a status is no news to users who may not access its user', async () => {
+  const closed = await server.createRealm();
+  const hidden = await closed.createUser({ name: 'Hidden Person' });
+  const outsider = await closed.createUser({ role: Role.guest });
+  const insider = await closed.createUser();
+  await closed.setGroupSetting('can_access_all_users_group', 'role:members');
+  const queues = await Promise.all([outsider, insider].map(async (u) => assertSuccess(await u.post('/api/v1/register', { event_types: ['user_status'] })).queue_id as string));
+  assertSuccess(await hidden.post('/api/v1/users/me/status', { status_text: 'on the moon' }));
+  const [seenByGuest, seenByMember] = await Promise.all([drainEvents(outsider, queues[0]!), drainEvents(insider, queues[1]!)]);
+  assert.equal(seenByGuest, [], 'register leaves the status out; so must the event');
+  assert.is(seenByMember.length, 1);
+  assert.is(seenByMember[0]!.status_text, 'on the moon');
+  const reg = assertSuccess(await outsider.post('/api/v1/register', { fetch_event_types: ['user_status'] }));
+  assert.is(reg.user_status[String(hidden.id)], undefined);
+});
+
 status('bad requests', async () => {
   const post = (params: Record<string, unknown>) => member.post('/api/v1/users/me/status', params as never);
   assertError(await post({}), 'Client did not pass any new values.');
@@ -114,6 +131,9 @@ snippets('create, list, edit and delete; private to their owner', async () => {
   assertError(await other.delete(`/api/v1/saved_snippets/${id}`), 'Saved snippet does not exist.');
   await expectConsistent(member, () => member.delete(`/api/v1/saved_snippets/${id}`), ntypes);
   assertError(await member.delete(`/api/v1/saved_snippets/${id}`), 'Saved snippet does not exist.');
+  // An id beyond Postgres' integer names nothing: refused at the edge, not a failed query.
+  assertError(await member.delete('/api/v1/saved_snippets/2147483648'), 'saved_snippet_id is out of range');
+  assertError(await member.patch('/api/v1/saved_snippets/2147483648', { title: 'x' }), 'saved_snippet_id is out of range');
 });
 
 snippets('bad requests', async () => {

@@ -57,6 +57,48 @@ protocol('incremental fetches return only newer entries; an unchanged id means n
   assert.equal(next.presences[String(cast.moderator.id)], { active_timestamp: Math.floor(realm.handle.state.user(cast.moderator.id)!.date_joined / 1000), idle_timestamp: secs() });
 });
 
+protocol('a user who changed twice since the client\'s id is answered with the latest state', async () => {
+  clock.advance(200_000);
+  const start = (await report(cast.member, { last_update_id: -1 })).presence_last_update_id as number;
+  await report(cast.moderator, { status: 'idle' });
+  const between = (await report(cast.member, { last_update_id: start })).presence_last_update_id as number;
+  clock.advance(60_000);
+  await report(cast.moderator, { status: 'active' });
+  const both = await report(cast.member, { last_update_id: start });
+  const latest = both.presence_last_update_id as number;
+  assert.ok(latest > between && between > start);
+  const mod = String(cast.moderator.id);
+  // (The member's own report, 60 s on, is a change too.)
+  assert.equal(Object.keys(both.presences).sort(), [mod, String(cast.member.id)].sort());
+  assert.is(both.presences[mod].active_timestamp, secs());
+  const since = await report(cast.member, { last_update_id: between });
+  assert.equal(since.presences[mod], both.presences[mod]);
+  assert.ok(since.presence_last_update_id >= latest);
+  const after = await report(cast.member, { last_update_id: since.presence_last_update_id });
+  assert.equal(after.presences, {});
+});
+
+protocol('after more than a thousand changes (the change log is compacted) polls still answer exactly', async () => {
+  clock.advance(200_000);
+  const start = (await report(cast.member, { last_update_id: -1 })).presence_last_update_id as number;
+  // A report a minute after the last is a change every time: well past the log's compaction point.
+  let mid = start;
+  for (let i = 0; i < 1100; i++) {
+    clock.advance(60_000);
+    const r = await report(cast.moderator, { status: i % 2 === 0 ? 'idle' : 'active', last_update_id: -1 });
+    if (i === 550) mid = r.presence_last_update_id as number;
+    // One change after `mid` and never again: by the end it lives in the compacted part of the log.
+    if (i === 600) await report(cast.owner);
+  }
+  const mod = String(cast.moderator.id);
+  const late = await report(cast.member, { last_update_id: mid });
+  // (The member's own report, long after its last, is a change too.)
+  assert.equal(Object.keys(late.presences).sort(), [mod, String(cast.member.id), String(cast.owner.id)].sort());
+  assert.ok(late.presence_last_update_id > mid + 500);
+  assert.equal((await report(cast.member, { last_update_id: start })).presences[mod], late.presences[mod]);
+  assert.equal((await report(cast.member, { last_update_id: late.presence_last_update_id })).presences, {});
+});
+
 protocol('each change takes the next id; reports inside 55 s change nothing', async () => {
   clock.advance(200_000);
   const a = await report(cast.admin, { last_update_id: -1 });

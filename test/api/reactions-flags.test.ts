@@ -236,6 +236,21 @@ typing('editing a message (endpoint 18)', async () => {
   assertError(await owner.post(`/api/v1/messages/${id}/typing`, {}), "Missing 'op' argument");
 });
 
+typing('editing an old message of a channel with protected history: not to later subscribers', async () => {
+  const { owner, member, moderator } = cast;
+  await createChannel(owner, 'typing-protected', { invite_only: true, history_public_to_subscribers: false, others: [moderator] });
+  const old = await sendToChannel(owner, 'typing-protected', 'before you came', 'x');
+  assertSuccess(await owner.post('/api/v1/users/me/subscriptions', { subscriptions: [{ name: 'typing-protected' }], principals: [member.id] }));
+  const late = await registerState(member, { types: ['typing_edit_message'] });
+  const early = await registerState(moderator, { types: ['typing_edit_message'] });
+  assertSuccess(await owner.post(`/api/v1/messages/${old}/typing`, { op: 'start' }));
+  assert.equal(await drainEvents(member, late.queue_id), [], 'the message and its topic are none of its business');
+  assert.equal((await drainEvents(moderator, early.queue_id)).map((e) => e.message_id), [old]);
+  const fresh = await sendToChannel(owner, 'typing-protected', 'after', 'y');
+  assertSuccess(await owner.post(`/api/v1/messages/${fresh}/typing`, { op: 'start' }));
+  assert.equal((await drainEvents(member, late.queue_id)).map((e) => e.message_id), [fresh]);
+});
+
 typing.after(async () => {
   await server.close();
 });

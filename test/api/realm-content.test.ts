@@ -137,6 +137,13 @@ linkifiers('add, list, update, remove and reorder, with events', async () => {
   assertError(await admin.delete(`/api/v1/realm/filters/${second}`), 'Linkifier not found.');
 });
 
+linkifiers('a NUL character in a pattern is a 400, not a database error (found by fuzzing)', async () => {
+  assertError(await admin.post('/api/v1/realm/filters', { pattern: '\u0000', url_template: 'https://x.test/' }), 'pattern must not contain null bytes');
+  const id = assertSuccess(await admin.post('/api/v1/realm/filters', { pattern: 'N(?P<n>[0-9]+)', url_template: 'https://x.test/{n}' })).id;
+  assertError(await admin.patch(`/api/v1/realm/filters/${id}`, { pattern: 'a\u0000', url_template: 'https://x.test/{n}' }), 'pattern must not contain null bytes');
+  assertSuccess(await admin.delete(`/api/v1/realm/filters/${id}`));
+});
+
 linkifiers('patterns and templates are checked', async () => {
   const add = (pattern: string, url_template: string) => admin.post('/api/v1/realm/filters', { pattern, url_template });
   assert.match((await add('(a+)+', 'https://x.test/')).json.msg, /^Bad regular expression/);

@@ -132,7 +132,8 @@ unsub('events: the former subscriber keeps a public channel, loses a private one
   const { owner, member, moderator, guest } = cast;
   await createChannel(owner, 'U-ev', { others: [member, guest] });
   await createChannel(owner, 'U-ev-priv', { invite_only: true, others: [member] });
-  await expectConsistent(member, () => member.delete('/api/v1/users/me/subscriptions', { subscriptions: ['U-ev'] }), WITH_SUBSCRIBERS);
+  const left = await expectConsistent(member, () => member.delete('/api/v1/users/me/subscriptions', { subscriptions: ['U-ev'] }), WITH_SUBSCRIBERS);
+  assert.equal(left.map((e) => [e.type, e.op]), [['subscription', 'remove']], 'peer_remove is for the others');
   await expectConsistent(moderator, () => guest.delete('/api/v1/users/me/subscriptions', { subscriptions: ['U-ev'] }), WITH_SUBSCRIBERS);
   const lost = await expectConsistent(member, () => member.delete('/api/v1/users/me/subscriptions', { subscriptions: ['U-ev-priv'] }), WITH_SUBSCRIBERS);
   assert.equal(lost.map((e) => [e.type, e.op]), [['subscription', 'remove'], ['stream', 'delete']]);

@@ -96,6 +96,33 @@ reads('guests outside can_access_all_users_group see only themselves and bots', 
   assert.is(stub.delivery_email, null);
 });
 
+reads('spectators see no more users than guests do', async () => {
+  // A spectator outranked by nobody: with guests limited to the users they share something with,
+  // an anonymous request must not list everyone (it did: the check applied to logged-in users only).
+  const closed = await server.createRealm();
+  const member = await closed.createUser({ name: 'Private Person' });
+  const bot = await closed.createUser({ bot: true, botOwnerId: member.id });
+  await closed.updateSettings({ enable_spectator_access: true });
+  await closed.setGroupSetting('can_access_all_users_group', 'role:members');
+  const ids = (body: Record<string, any>) => body.members.map((m: { user_id: number }) => m.user_id); // eslint-disable-line @typescript-eslint/no-explicit-any
+  const limited = assertSuccess(await closed.anonymous('GET', '/api/v1/users', { include_custom_profile_fields: true }));
+  assert.equal(ids(limited), [bot.id]);
+  assert.not.ok(JSON.stringify(limited).includes('Private Person'));
+  // The avatar redirect: the neutral picture a guest gets, not the one the owner sees.
+  const guest = await closed.createUser({ role: Role.guest });
+  const where = async (r: Promise<{ status: number; headers: Readonly<Record<string, string>> }>) => {
+    const res = await r;
+    assert.is(res.status, 302);
+    return res.headers.Location;
+  };
+  const neutral = await where(guest.get(`/avatar/${member.id}`));
+  assert.is.not(await where(closed.owner.get(`/avatar/${member.id}`)), neutral);
+  assert.is(await where(closed.anonymous('GET', `/avatar/${member.id}`)), neutral);
+  await closed.setGroupSetting('can_access_all_users_group', 'role:everyone');
+  const open = assertSuccess(await closed.anonymous('GET', '/api/v1/users'));
+  assert.equal(ids(open).sort(), [closed.owner.id, member.id, bot.id, guest.id].sort());
+});
+
 reads('GET /users/{id}: one user, or No such user', async () => {
   const body = assertSuccess(await r.member.get(`/api/v1/users/${r.admin.id}`));
   assert.is(body.user.user_id, r.admin.id);

@@ -80,7 +80,7 @@ export async function expectConsistent(
   const before = await registerState(user, o);
   await action();
   const events = await drainEvents(user, before.queue_id);
-  const applied = applyEvents(before, events);
+  const applied = applyEvents(before, events, user.id);
   const fresh = await registerState(user, o);
   assert.equal(normalize(applied), normalize(fresh), `register state + ${events.length} events differs from a fresh register`);
   await user.delete('/api/v1/events', { queue_id: before.queue_id });

@@ -1,6 +1,6 @@
 // Running Parley's real binaries (server and CLI) as child processes.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { request as httpRequestRaw } from 'node:http';
+import { request as httpRequestRaw, type Agent } from 'node:http';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -85,18 +85,21 @@ export async function startServerProcess(env: Record<string, string>, timeoutMs 
   };
 }
 
-/** An HTTP request that may set Host (fetch silently drops it). */
+/** An HTTP request that may set Host (fetch silently drops it); fails after timeoutMs when given. */
 export function httpRequest(
   url: string,
-  o: { method?: string; headers?: Record<string, string>; body?: string } = {},
+  o: { method?: string; headers?: Record<string, string>; body?: string; timeoutMs?: number; agent?: Agent } = {},
 ): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; text: string; json: () => any }> { // eslint-disable-line @typescript-eslint/no-explicit-any
   return new Promise((resolve, reject) => {
-    const req = httpRequestRaw(url, { method: o.method ?? 'GET', headers: o.headers }, (res) => {
+    const req = httpRequestRaw(url, { method: o.method ?? 'GET', headers: o.headers, agent: o.agent }, (res) => {
       let text = '';
       res.on('data', (d: Buffer) => (text += d.toString()));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json: () => JSON.parse(text) }));
+      res.on('error', reject);
+      res.on('close', () => res.complete || reject(new Error('response cut off')));
     });
     req.on('error', reject);
+    if (o.timeoutMs !== undefined) req.setTimeout(o.timeoutMs, () => req.destroy(new Error(`no answer within ${o.timeoutMs} ms`)));
     if (o.body !== undefined) req.write(o.body);
     req.end();
   });

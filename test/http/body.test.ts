@@ -54,6 +54,9 @@ const broken: Array<[string, string]> = [
   ['truncated headers', `--${B}\r\nContent-Disposition: form-data; name="a"`],
   ['no name', `--${B}\r\nContent-Disposition: form-data\r\n\r\nx\r\n--${B}--`],
   ['garbage', 'hello there'],
+  // A NUL in a file name reached Postgres: POST /user_uploads answered 500 (found by fuzzing).
+  ['a NUL in a file name', `--${B}\r\nContent-Disposition: form-data; name="f"; filename="a\u0000b.png"\r\n\r\nx\r\n--${B}--`],
+  ['a NUL in a field name', `--${B}\r\nContent-Disposition: form-data; name="a\u0000"\r\n\r\nx\r\n--${B}--`],
 ];
 for (const [label, text] of broken) {
   multipart(`rejects ${label}`, () => {

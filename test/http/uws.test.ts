@@ -1,11 +1,14 @@
 // The socket layer: bounded bodies (413), slow clients (408), malformed framing, aborted
-// requests; after each, the server keeps serving others.
-import { connect } from 'node:net';
+// requests; after each, the server keeps serving others. Stopping: running requests finish, new
+// ones are refused.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { connect } from 'node:net';
 import { pino } from 'pino';
+import { jsonResponse } from '../../src/http/dispatch.js';
 import { startHttpServer, type HttpServer } from '../../src/http/uws.js';
 import { httpRequest } from '../helpers/process.js';
+import { sendChunks } from '../helpers/raw-socket.js';
 import { startTestServer, type TestRealm, type TestServer } from '../helpers/server.js';
 
 let server: TestServer;
@@ -16,7 +19,7 @@ let base: string;
 /** Write raw bytes; resolve with everything the server sends until it closes (or timeoutMs). */
 function raw(port: number, chunks: Array<string | Buffer>, o: { gapMs?: number; timeoutMs?: number } = {}): Promise<{ text: string; closed: boolean }> {
   return new Promise((resolve) => {
-    const sock = connect(port, '127.0.0.1');
+    const sock = sendChunks(port, chunks, o.gapMs);
     let text = '';
     let closed = false;
     const done = () => resolve({ text, closed });
@@ -29,14 +32,6 @@ function raw(port: number, chunks: Array<string | Buffer>, o: { gapMs?: number; 
       closed = true;
       clearTimeout(timer);
       done();
-    });
-    sock.on('error', () => undefined);
-    sock.on('connect', async () => {
-      for (const c of chunks) {
-        if (sock.destroyed) break;
-        sock.write(c);
-        if (o.gapMs) await new Promise((r) => setTimeout(r, o.gapMs));
-      }
     });
   });
 }
@@ -128,3 +123,83 @@ t('parameters arrive through the socket layer in bodies and query strings', asyn
 });
 
 t.run();
+
+/** A kept-alive connection that sends requests one by one and reads each answer. */
+function connection(port: number) {
+  const sock = connect(port, '127.0.0.1');
+  let buffered = '';
+  let closed = false;
+  const waiting: Array<() => void> = [];
+  const wake = () => waiting.splice(0).forEach((w) => w());
+  sock.on('data', (d) => {
+    buffered += d.toString();
+    wake();
+  });
+  sock.on('close', () => {
+    closed = true;
+    wake();
+  });
+  sock.on('error', () => undefined);
+  const opened = new Promise((r) => sock.once('connect', r));
+  const ended = new Promise<boolean>((r) => {
+    sock.once('close', () => r(true));
+    setTimeout(() => r(false), 5_000).unref();
+  });
+  return {
+    /** Resolves true once the server closed the connection (false after 5 s). */
+    closed: () => ended,
+    async get(path: string): Promise<string> {
+      await opened;
+      sock.write(`GET ${path} HTTP/1.1\r\nHost: x\r\n\r\n`);
+      while (!/\r\n\r\n[^]*\}/.test(buffered) && !closed) await new Promise<void>((r) => waiting.push(r));
+      const answer = buffered;
+      buffered = '';
+      return answer;
+    },
+    end: () => sock.destroy(),
+  };
+}
+
+const stopping = suite('uWebSockets.js adapter: stopping');
+
+stopping('after stopListening, running requests finish, new ones on open connections get 503 and a close', async () => {
+  let release!: () => void;
+  let entered!: () => void;
+  const gate = new Promise<void>((r) => (release = r));
+  const slowRunning = new Promise<void>((r) => (entered = r));
+  const h = await startHttpServer({
+    host: '127.0.0.1',
+    port: 0,
+    maxBodyBytes: 4096,
+    bodyTimeoutMs: 1000,
+    log: pino({ level: 'silent' }),
+    dispatch: async (req) => {
+      if (req.path === '/slow') {
+        entered();
+        await gate;
+      }
+      return jsonResponse(200, { result: 'success', msg: '', path: req.path });
+    },
+  });
+  const slow = connection(h.port);
+  const kept = connection(h.port);
+  assert.match(await kept.get('/fast'), /^HTTP\/1\.1 200/);
+  const slowAnswer = slow.get('/slow');
+  await slowRunning;
+
+  h.stopListening();
+  let settled = false;
+  const allDone = h.settled(10_000).then(() => (settled = true));
+  const refused = await kept.get('/fast');
+  assert.match(refused, /^HTTP\/1\.1 503/);
+  assert.match(refused, /"code":"SERVICE_UNAVAILABLE"/);
+  assert.ok(await kept.closed(), 'the connection is closed after the refusal');
+  assert.not.ok(settled, 'settled() waits for the running request');
+  release();
+  assert.match(await slowAnswer, /^HTTP\/1\.1 200[^]*"path":"\/slow"/);
+  await allDone;
+  slow.end();
+  h.closeAll();
+});
+
+stopping.run();

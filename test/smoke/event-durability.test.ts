@@ -1,12 +1,15 @@
 // Durable queues across crashes: the real server is killed with SIGKILL while a client long-polls,
 // restarted, and the client resumes with its last_event_id: every event after it arrives exactly
-// once, in increasing id order. A graceful stop answers parked polls before exiting.
+// once, in increasing id order. A graceful stop (SIGTERM) answers parked polls, closes WebSockets
+// with 1001, saves every queue's cursor and exits within 10 s; clients then resume without loss.
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { openEmptyDatabase, serverUrl, type TestDatabase } from '../helpers/database.js';
+import WebSocket from 'ws';
+import { within } from '../helpers/load-clients.js';
 import { httpRequest, runCli, startServerProcess, type RunningServer } from '../helpers/process.js';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'parley-durable-'));
@@ -110,20 +113,55 @@ t('repeated crashes: every event exactly once across restarts', async () => {
   assert.equal(seen, ['Round0a', 'Round0b', 'Round1a', 'Round1b', 'Round2a', 'Round2b']);
 });
 
-t('SIGTERM answers a parked poll before exiting; the queue survives the restart', async () => {
-  const reg = await api('POST', '/register', { event_types: '["realm_user"]', fetch_event_types: '[]' });
-  const queueId: string = reg.body.queue_id;
-  const parked = api('GET', '/events', { queue_id: queueId, last_event_id: '-1' });
-  await new Promise((r) => setTimeout(r, 200));
-  const stopped = server.stop('SIGTERM');
-  const answer = await parked;
-  assert.is(answer.status, 200);
-  assert.equal(answer.body.events, []);
-  assert.is(await stopped, 0);
+t('SIGTERM: parked polls answered, sockets closed with 1001, cursors saved, exit within 10 s; clients resume', async () => {
+  const queue = async () => (await api('POST', '/register', { event_types: '["realm_user"]', fetch_event_types: '[]' })).body.queue_id as string;
+  const [polled, socketed, caughtUp] = [await queue(), await queue(), await queue()];
+  // The socket's client acknowledges Hal only; the other two long-poll, up to date, when the stop comes.
+  const socket = new WebSocket(`ws://127.0.0.1:${port}/api/v1/events/socket?queue_id=${socketed}&last_event_id=-1`, {
+    headers: { authorization: auth },
+  });
+  const frames: Event[] = [];
+  socket.on('message', (d) => frames.push(...(JSON.parse(d.toString()) as { events: Event[] }).events));
+  await new Promise((r, j) => socket.once('open', r).once('error', j));
+  await createUser('Hal');
+  await within(5_000, () => frames.length === 1);
+  socket.send(JSON.stringify({ ack: frames[0]!.id }));
+  await createUser('Ida'); // delivered on the socket, not acknowledged
+  await within(5_000, () => frames.length === 2);
+  const closed = new Promise<number>((r) => socket.once('close', (code) => r(code)));
+  const first = await api('GET', '/events', { queue_id: polled, last_event_id: '-1', dont_block: 'true' });
+  assert.equal(names(first.body.events), ['Hal', 'Ida']);
+  const idaId = String(first.body.events[1].id);
+  const parked = [
+    api('GET', '/events', { queue_id: polled, last_event_id: idaId }),
+    api('GET', '/events', { queue_id: caughtUp, last_event_id: idaId }),
+  ];
+  await new Promise((r) => setTimeout(r, 300));
+
+  const started = Date.now();
+  const exited = server.stop('SIGTERM');
+  // A client polls again as soon as it is answered: while the server stops it is told to retry
+  // (or finds the server gone), never that its queue is gone.
+  const again = parked[0].then(() => api('GET', '/events', { queue_id: polled, last_event_id: idaId }).catch((e: Error) => e));
+  for (const answer of await Promise.all(parked)) {
+    assert.is(answer.status, 200, JSON.stringify(answer.body));
+    assert.equal(answer.body.events, [], 'a parked poll is answered (nothing new)');
+  }
+  assert.is(await closed, 1001, 'the WebSocket is closed with 1001 (going away)');
+  const retry = await again;
+  if (!(retry instanceof Error)) assert.equal([retry.status, retry.body.code], [503, 'SERVICE_UNAVAILABLE'], JSON.stringify(retry.body));
+  assert.is(await exited, 0, 'exit code');
+  const stopMs = Date.now() - started;
+  assert.ok(stopMs < 10_000, `stopped after ${stopMs} ms`);
+
   server = await startServerProcess(env);
-  await createUser('Gil');
-  const r = await api('GET', '/events', { queue_id: queueId, last_event_id: '-1', dont_block: 'true' });
-  assert.equal(names(r.body.events), ['Gil']);
+  await createUser('Jo');
+  // Cursors were saved at the stop (the flush interval here is a minute): each queue resumes
+  // after what its client acknowledged, even asked from the start.
+  const fromStart = async (q: string) => names((await api('GET', '/events', { queue_id: q, last_event_id: '-1', dont_block: 'true' })).body.events);
+  assert.equal(await fromStart(socketed), ['Ida', 'Jo'], 'the socket acknowledged Hal');
+  assert.equal(await fromStart(polled), ['Jo'], 'the pollers acknowledged Hal and Ida');
+  assert.equal(await fromStart(caughtUp), ['Jo']);
   await server.stop('SIGTERM');
 });
 

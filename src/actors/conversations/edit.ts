@@ -9,13 +9,12 @@ import { deleteMessageEvent, updateMessageEvent } from '../../domain/events/mess
 import { userTopicEvent } from '../../domain/events/user-topics.js';
 import { FLAG_BITS, flagNames } from '../../domain/flags.js';
 import { topicLinks } from '../../domain/linkifiers.js';
-import { isGuest } from '../../domain/roles.js';
 import { refreshFirstMessage } from '../../store/channels.js';
 import * as edits from '../../store/message-edits.js';
 import * as store from '../../store/messages.js';
 import { setUserTopic, topicSettings } from '../../store/user-topics.js';
-import { activeSubscribers, metadataAudience } from '../realm/channel-view.js';
-import type { RealmState } from '../realm/state.js';
+import { activeSubscribers, canReadFullHistory, metadataAudience } from '../realm/channel-view.js';
+import type { RealmState, UserRecord } from '../realm/state.js';
 import { streamUpdate } from '../../domain/events/channels.js';
 import type { ConversationContext } from './conversations.js';
 import { sha256Hex } from './edit-rules.js';
@@ -124,7 +123,7 @@ export async function editMessage(ctx: ConversationContext, input: EditInput): P
 
     let changed: store.MessageRow[] = [row];
     let movedAll = false;
-    let losingAccess: number[] = [];
+    let movedChannel: { fromId: number; fromTopic: string; ids: number[] } | null = null;
     const mv = input.move;
     if (mv && row.channel_id !== null) {
       const fromId = row.channel_id;
@@ -152,44 +151,40 @@ export async function editMessage(ctx: ConversationContext, input: EditInput): P
         event.new_stream_id = mv.toChannelId;
         event.orig_subject = fromTopic;
         const to = state.channels.get(mv.toChannelId)!;
-        const lost = new Set(await edits.dropRowsOutside(tx, ids, mv.toChannelId));
-        losingAccess = [...lost].filter((u) => to.invite_only || isGuest(state.user(u)?.role ?? 600));
+        await edits.dropRowsOutside(tx, ids, mv.toChannelId);
         if (!to.history_public_to_subscribers) await edits.addRowsForSubscribers(tx, ids, mv.toChannelId);
         for (const cid of [fromId, mv.toChannelId]) {
           const first = await refreshFirstMessage(tx, cid);
           firsts.set(cid, first);
           emitFirstMessageChange(state, emit, cid, first);
         }
-        if (losingAccess.length > 0) {
-          emit({
-            ...deleteMessageEvent.build({ message_ids: ids, message_type: 'stream', stream_id: fromId, topic: fromTopic }, { userIds: losingAccess }),
-            span: ids.length,
-          });
-        }
+        movedChannel = { fromId, fromTopic, ids };
       }
-      if (movedAll) await moveTopicSettings(ctx, tx, emit, { fromId, fromTopic, toId: mv.toChannelId, toTopic: mv.toTopic, losingAccess, now });
     }
     await edits.recordEdits(tx, [...records.values()]);
 
-    // Who hears of it: holders of the target message, and (shared history) the subscribers.
     const changedIds = changed.map((x) => x.id).sort((a, b) => a - b);
     event.message_ids = changedIds;
     const holders = await edits.rowsOf(tx, [row.id]);
+    const audience = editAudience(state, {
+      before: new Set(holdersBefore.map((h) => h.user_id)),
+      after: new Set(holders.map((h) => h.user_id)),
+      fromId: row.channel_id,
+      toId: mv?.toChannelId ?? row.channel_id,
+    });
+    if (movedChannel !== null && audience.lost.length > 0) {
+      const { fromId, fromTopic, ids } = movedChannel;
+      emit({
+        ...deleteMessageEvent.build({ message_ids: ids, message_type: 'stream', stream_id: fromId, topic: fromTopic }, { userIds: audience.lost }),
+        span: ids.length,
+      });
+    }
+    if (mv && row.channel_id !== null && movedAll) {
+      await moveTopicSettings(ctx, tx, emit, { fromId: row.channel_id, fromTopic: row.topic ?? '', toId: mv.toChannelId, toTopic: mv.toTopic, losingAccess: audience.lost, now });
+    }
     const perUser: Record<number, { flags: string[] }> = {};
-    const recipients = new Set<number>();
-    for (const h of holders) {
-      recipients.add(h.user_id);
-      perUser[h.user_id] = { flags: flagNames(h.flags) };
-    }
-    if (row.channel_id !== null) {
-      const from = state.channels.get(row.channel_id);
-      if (from?.history_public_to_subscribers) {
-        const channels = new Set([row.channel_id, mv?.toChannelId ?? row.channel_id]);
-        for (const cid of channels) for (const u of activeSubscribers(state, cid)) recipients.add(u);
-      }
-    }
-    for (const u of losingAccess) recipients.delete(u);
-    emit(updateMessageEvent.build(event, { userIds: [...recipients], perUser }));
+    for (const h of holders) perUser[h.user_id] = { flags: flagNames(h.flags) };
+    emit(updateMessageEvent.build(event, { userIds: audience.updated, perUser }));
     return {
       changedIds,
       movedAll,
@@ -207,6 +202,32 @@ export async function editMessage(ctx: ConversationContext, input: EditInput): P
   }, () => {
     for (const [id, first] of firsts) realm.state.channels.patch(id, (c) => ({ ...c, first_message_id: first }));
   });
+}
+
+/**
+ * Who hears of an edit or move: whoever may read the message afterwards and held it (before or
+ * after) or is subscribed to the channel it left or entered gets update_message; of the others,
+ * whoever could read it before gets delete_message (a move took it out of their sight).
+ */
+export function editAudience(
+  state: RealmState,
+  o: { before: ReadonlySet<number>; after: ReadonlySet<number>; fromId: number | null; toId: number | null },
+): { updated: number[]; lost: number[] } {
+  const candidates = new Set([...o.before, ...o.after]);
+  for (const cid of [o.fromId, o.toId]) if (cid !== null) for (const u of activeSubscribers(state, cid)) candidates.add(u);
+  const readsAllOf = (user: UserRecord, cid: number | null) => {
+    const c = cid === null ? undefined : state.channels.get(cid);
+    return c !== undefined && canReadFullHistory(state, user, c);
+  };
+  const updated: number[] = [];
+  const lost: number[] = [];
+  for (const id of candidates) {
+    const user = state.user(id);
+    if (!user?.is_active) continue;
+    if (o.after.has(id) || readsAllOf(user, o.toId)) updated.push(id);
+    else if (o.before.has(id) || readsAllOf(user, o.fromId)) lost.push(id);
+  }
+  return { updated: updated.sort((a, b) => a - b), lost: lost.sort((a, b) => a - b) };
 }
 
 /** Clients learn a channel's first message from sends; a move or delete changes it by event. */

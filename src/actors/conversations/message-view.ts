@@ -4,14 +4,29 @@
 import { avatarUrl } from '../../domain/avatar.js';
 import { recipientIdOf, senderRealmStr } from '../../domain/message-rules.js';
 import { topicLinks } from '../../domain/linkifiers.js';
+import type { CommonQueryMethods } from 'slonik';
+import { rowsOf } from '../../store/message-edits.js';
 import type { MessageRow, ReactionRow } from '../../store/messages.js';
 import { dmKeyUsers } from '../realm/channel-index.js';
+import { activeSubscribers } from '../realm/channel-view.js';
 import type { RealmState } from '../realm/state.js';
 
 export type Linkifiers = ReadonlyArray<{ id: number; pattern: string; urlTemplate: string }>;
 
 export function reactionObject(r: Pick<ReactionRow, 'emoji_name' | 'emoji_code' | 'reaction_type' | 'user_id'>): Record<string, unknown> {
   return { emoji_name: r.emoji_name, emoji_code: r.emoji_code, reaction_type: r.reaction_type, user_id: r.user_id };
+}
+
+/**
+ * Who may hear of activity on a message (reactions, edit typing): the users who have it and, in
+ * a channel that shares its history, every active subscriber. In a channel with protected
+ * history a subscriber who joined after the message has no row and hears nothing of it.
+ */
+export async function messageAudience(db: CommonQueryMethods, state: RealmState, row: Pick<MessageRow, 'id' | 'channel_id'>): Promise<Set<number>> {
+  const audience = new Set((await rowsOf(db, [row.id])).map((r) => r.user_id));
+  const channel = row.channel_id !== null ? state.channels.get(row.channel_id) : undefined;
+  if (channel?.history_public_to_subscribers) for (const u of activeSubscribers(state, channel.id)) audience.add(u);
+  return audience;
 }
 
 /** Participants of a direct message as display_recipient lists them. */

@@ -2,11 +2,10 @@
 // tell everyone who can see the message.
 import { errors } from '../../domain/errors.js';
 import { reactionEvent } from '../../domain/events/reactions.js';
-import { rowsOf } from '../../store/message-edits.js';
 import { addReaction, ensureHistoricalRow, removeReaction } from '../../store/reactions.js';
-import { activeSubscribers } from '../realm/channel-view.js';
 import type { ConversationContext } from './conversations.js';
 import { lockTarget } from './edit.js';
+import { messageAudience } from './message-view.js';
 
 export interface ReactInput {
   readonly op: 'add' | 'remove';
@@ -32,9 +31,7 @@ export async function react(ctx: ConversationContext, input: ReactInput): Promis
       if (removed === null) throw errors.reactionDoesNotExist();
       emojiName = removed;
     }
-    const recipients = new Set((await rowsOf(tx, [row.id])).map((r) => r.user_id));
-    const channel = row.channel_id !== null ? state.channels.get(row.channel_id) : undefined;
-    if (channel?.history_public_to_subscribers) for (const u of activeSubscribers(state, channel.id)) recipients.add(u);
+    const recipients = await messageAudience(tx, state, row);
     emit(
       reactionEvent.build(
         { op: input.op, message_id: row.id, user_id: input.userId, emoji_name: emojiName, emoji_code: input.emojiCode, reaction_type: input.reactionType },

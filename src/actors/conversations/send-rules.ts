@@ -46,8 +46,9 @@ export function parseDmTo(raw: string): Array<number | string> {
 export function resolveChannel(state: RealmState, sender: UserRecord, to: { id: number } | { name: string }): ChannelRecord {
   const c = 'id' in to ? state.channels.get(to.id) : state.channels.byName(to.name);
   const owner = sender.is_bot && sender.bot_owner_id !== null ? state.user(sender.bot_owner_id) : undefined;
-  // A bot may post where its owner may.
-  if (c && (canSeeChannel(state, sender, c) || (owner && canSeeChannel(state, owner, c)))) return c;
+  // A bot may also post where its owner is subscribed. What its owner merely may see (an
+  // administrator sees every private channel) stays hidden: the refusal would name the channel.
+  if (c && (canSeeChannel(state, sender, c) || (owner && state.channels.isSubscribed(owner.id, c.id)))) return c;
   throw 'id' in to ? errors.channelIdDoesNotExist(to.id) : errors.channelDoesNotExist(to.name.trim());
 }
 

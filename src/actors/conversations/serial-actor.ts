@@ -5,6 +5,7 @@
 // conversation, ask its owner" (see conversations.ts for the move protocol).
 import type { Logger } from 'pino';
 import { isApiError } from '../../domain/errors.js';
+import { isDatabaseUnavailable } from '../../store/database.js';
 import { fail, ok, reply, spawnActor, type Ref, type Reply } from '../runtime.js';
 
 export interface SerialCommand<C> {
@@ -41,7 +42,8 @@ export function spawnSerialActor<C>(
         if (!command) throw new Error(`Unknown command ${msg.name} for ${name}`);
         reply(msg.replyTo, ok(await command(ctx, msg.input)));
       } catch (e) {
-        if (!isApiError(e) && !(e instanceof Reroute)) log.error({ err: e, actor: name, command: msg.name }, 'command failed');
+        // An outage is not a bug: the request that asked reports it (a 503).
+        if (!isApiError(e) && !(e instanceof Reroute) && !isDatabaseUnavailable(e)) log.error({ err: e, actor: name, command: msg.name }, 'command failed');
         reply(msg.replyTo, fail(e));
       }
       return null;

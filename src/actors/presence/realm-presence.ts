@@ -45,8 +45,47 @@ export interface PresenceAnswer {
   readonly lastUpdateId: number;
 }
 
+/**
+ * Which users changed, in update-id order: a poll with `last_update_id` reads only the entries
+ * after it (binary search), not every record of the organization. An entry whose user has
+ * changed again since is stale and skipped; the log is rebuilt when stale entries dominate.
+ */
+class UpdateLog {
+  private userIds: number[] = [];
+  private updateIds: number[] = [];
+
+  append(userId: number, updateId: number): void {
+    this.userIds.push(userId);
+    this.updateIds.push(updateId);
+  }
+
+  get length(): number {
+    return this.userIds.length;
+  }
+
+  /** Replace the log by one entry per record, in update-id order. */
+  rebuild(records: Iterable<PresenceRecord>): void {
+    const sorted = [...records].sort((a, b) => a.lastUpdateId - b.lastUpdateId);
+    this.userIds = sorted.map((r) => r.userId);
+    this.updateIds = sorted.map((r) => r.lastUpdateId);
+  }
+
+  /** User ids with an entry after `updateId`, each with the update id of that entry. */
+  *after(updateId: number): Generator<[userId: number, updateId: number]> {
+    let lo = 0;
+    let hi = this.updateIds.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.updateIds[mid]! <= updateId) lo = mid + 1;
+      else hi = mid;
+    }
+    for (let i = lo; i < this.updateIds.length; i++) yield [this.userIds[i]!, this.updateIds[i]!];
+  }
+}
+
 export class RealmPresence {
   private readonly records = new Map<number, PresenceRecord>();
+  private readonly log = new UpdateLog();
   private lastUpdateId = 0;
   private reservedThrough = 0;
   private loaded = false;
@@ -109,8 +148,7 @@ export class RealmPresence {
     const limit = this.realm.services.config.presence.limitToAccessibleUsers;
     const presences: Record<string, unknown> = {};
     let max = -1;
-    for (const r of this.records.values()) {
-      if (q.sinceUpdateId !== null && r.lastUpdateId <= q.sinceUpdateId) continue;
+    for (const r of this.changedSince(q.sinceUpdateId)) {
       const u = state.user(r.userId);
       if (!u || !visible(u)) continue;
       if (!withinHistory(r, u.date_joined, q.historyDays, now)) continue;
@@ -121,6 +159,18 @@ export class RealmPresence {
     }
     if (max < 0) return none;
     return { presences, lastUpdateId: max };
+  }
+
+  /** Every record, or those updated after `updateId`. */
+  private *changedSince(updateId: number | null): Generator<PresenceRecord> {
+    if (updateId === null) {
+      yield* this.records.values();
+      return;
+    }
+    for (const [userId, id] of this.log.after(updateId)) {
+      const r = this.records.get(userId)!;
+      if (r.lastUpdateId === id) yield r; // else a later entry of the same user follows
+    }
   }
 
   /** One user's record, if the user shares presence (call after ready()). */
@@ -145,6 +195,7 @@ export class RealmPresence {
       });
       last = Math.max(last, r.last_update_id);
     }
+    this.log.rebuild(this.records.values());
     // Ids up to the old reservation may have been handed out and lost: start above it.
     const reserve = last + RESERVE_BLOCK;
     await savePresence(this.realm.services.db, this.realm.id, [], reserve);
@@ -163,6 +214,8 @@ export class RealmPresence {
     if (!change.next) return;
     const record: PresenceRecord = { ...change.next, lastUpdateId: ++this.lastUpdateId };
     this.records.set(userId, record);
+    this.log.append(userId, record.lastUpdateId);
+    if (this.log.length > 2 * this.records.size + 1024) this.log.rebuild(this.records.values());
     this.dirty.add(userId);
     if (this.lastUpdateId > this.reservedThrough - RESERVE_BLOCK / 2) dispatch(this.ref, { kind: 'flush' });
     if (change.announce && !state.realm.settings.presence_disabled) this.announce(u, record, now);

@@ -16,8 +16,8 @@ export interface Presented extends BufferedEvent {
   readonly event: ClientEvent;
 }
 
-/** Event types whose presentation depends on who looks (email visibility, user settings). */
-const VIEWER_DEPENDENT = new Set(['realm_user', 'subscription']);
+/** Event types whose presentation depends on who looks (user access, email visibility, user settings). */
+const VIEWER_DEPENDENT = new Set(['realm_user', 'subscription', 'user_status']);
 
 /** The part of a client view that shapes every presentation (capabilities and options). */
 export function viewVariant(view: ClientView): string {

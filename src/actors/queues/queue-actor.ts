@@ -4,7 +4,7 @@
 // the one-time restore from the log, which precedes every other message in the mailbox); a parked
 // poll is a callback the actor answers later (DESIGN.md §2–3).
 import type { Logger } from 'pino';
-import { ApiError } from '../../domain/errors.js';
+import { ApiError, errors } from '../../domain/errors.js';
 import { eventNarrowPredicate } from '../../domain/event-narrow.js';
 import type { ClientEvent, ClientView, RealmLookup } from '../../domain/events/view.js';
 import type { Clock } from '../../clock.js';
@@ -23,7 +23,12 @@ export interface QueueSocket {
   close(code: number, reason: string): void;
 }
 
-export type EndReason = 'deleted' | 'expired' | 'deactivated' | 'shutdown';
+/**
+ * Why a queue actor ended. `shutdown` and `unavailable` keep the persisted queue: the first for
+ * the next process, the second (its restore from the log failed, e.g. the database went down)
+ * for the next request, which restores it again.
+ */
+export type EndReason = 'deleted' | 'expired' | 'deactivated' | 'shutdown' | 'unavailable';
 
 export type QueueMsg =
   | { readonly kind: 'restore'; readonly load: () => Promise<readonly PublishedEvent[]> }
@@ -51,6 +56,8 @@ export interface QueueEntry {
   /** acked or lastContact changed since the last flush. */
   dirty: boolean;
   alive: boolean;
+  /** Set when alive turns false. */
+  endReason?: EndReason;
   /** For metrics: a long-poll is parked / a WebSocket is attached. */
   parked: boolean;
   socketOpen: boolean;
@@ -123,10 +130,26 @@ export function initialQueueState(entry: QueueEntry, env: QueueEnvironment): Que
 
 export const badQueue = (id: string) => new ApiError('BAD_EVENT_QUEUE_ID', `Bad event queue ID: ${id}`, 400, { queue_id: id });
 
+/**
+ * What a request to an ended queue is told: to retry later when the queue is kept (the server
+ * is stopping, or its restore failed), else that it is gone.
+ */
+export function endedError(entry: QueueEntry): ApiError {
+  if (entry.endReason === 'unavailable') return errors.unavailable('The database');
+  if (entry.endReason === 'shutdown') return errors.unavailable('The server');
+  return badQueue(entry.id);
+}
+
+function closeEnded(entry: QueueEntry, socket: QueueSocket): void {
+  if (entry.endReason === 'unavailable') socket.close(1013, 'Try again later');
+  else if (entry.endReason === 'shutdown') socket.close(1001, 'Server shutting down');
+  else socket.close(4001, 'BAD_EVENT_QUEUE_ID');
+}
+
 export async function queueActor(st: QueueState, msg: QueueMsg): Promise<QueueState> {
   if (st.ended) {
-    if (msg.kind === 'poll') msg.respond({ error: badQueue(st.entry.id) });
-    if (msg.kind === 'attach') msg.socket.close(4001, 'BAD_EVENT_QUEUE_ID');
+    if (msg.kind === 'poll') msg.respond({ error: endedError(st.entry) });
+    if (msg.kind === 'attach') closeEnded(st.entry, msg.socket);
     if (msg.kind === 'end') msg.done?.();
     return st;
   }
@@ -135,7 +158,11 @@ export async function queueActor(st: QueueState, msg: QueueMsg): Promise<QueueSt
       try {
         accept(st, await msg.load(), new PresentationCache());
       } catch (err) {
-        st.env.log.error({ err, queue: st.entry.id }, 'queue restore failed');
+        // Serving the queue without the events it could not read would lose them: drop it from
+        // memory instead (its row stays), and let the next request restore it again.
+        st.env.log.warn({ err, queue: st.entry.id }, 'queue restore failed');
+        end(st, 'unavailable');
+        return st;
       }
       break;
     case 'deliver':
@@ -306,14 +333,14 @@ function schedule(st: QueueState): void {
 function end(st: QueueState, reason: EndReason): void {
   st.ended = true;
   st.entry.alive = false;
+  st.entry.endReason = reason;
   if (st.timer) clearTimeout(st.timer);
   st.timer = null;
   const p = takeParked(st);
   // On shutdown the client is told nothing went wrong and re-polls the restarted server.
-  if (p) p.respond(reason === 'shutdown' ? { events: st.buffer.slice() } : { error: badQueue(st.entry.id) });
+  if (p) p.respond(reason === 'shutdown' ? { events: st.buffer.slice() } : { error: endedError(st.entry) });
   if (st.socket) {
-    if (reason === 'shutdown') st.socket.close(1001, 'Server shutting down');
-    else st.socket.close(4001, 'BAD_EVENT_QUEUE_ID');
+    closeEnded(st.entry, st.socket);
     st.socket = null;
     st.entry.socketOpen = false;
   }

@@ -8,10 +8,11 @@ import type { PublishedEvent } from '../event-sequencer.js';
 import { bucketOf, dispatch, spawnActor, stopActor, type Ref } from '../runtime.js';
 import { eventsAfter, eventsForQueue, type LoggedEventRow } from '../../store/events.js';
 import * as store from '../../store/queues.js';
+import { errors } from '../../domain/errors.js';
 import { descriptorSchema, type QueueDescriptor } from './descriptor.js';
 import { PresentationCache } from './presentation.js';
 import {
-  badQueue,
+  endedError,
   initialQueueState,
   queueActor,
   type EndReason,
@@ -44,12 +45,16 @@ export class RealmQueues {
   private readonly restoring = new Map<string, Promise<QueueEntry | null>>();
   /** Ended queues whose actors still answer late messages: never restored from their rows. */
   private readonly tombstones = new Set<string>();
+  /** Actor names of queues dropped after a failed restore, until their actors stop. */
+  private readonly staleNames = new Set<string>();
+  private readonly actorNames = new WeakMap<QueueEntry, string>();
   private readonly buckets = new Map<number, Ref<never>>();
   private readonly env: QueueEnvironment;
   private readonly deleted: string[] = [];
   private flushTimer: NodeJS.Timeout | null = null;
   private sweepTimer: NodeJS.Timeout | null = null;
   private flushing: Promise<void> | null = null;
+  private stopping: Promise<void> | null = null;
 
   constructor(private readonly realm: RealmHandle) {
     const { services } = realm;
@@ -119,6 +124,7 @@ export class RealmQueues {
    * state (so no event between the snapshot and the first poll is lost), and persisted.
    */
   async create(userId: number, descriptor: QueueDescriptor, idleTimeoutSecs: number): Promise<QueueEntry> {
+    if (this.stopping) throw errors.unavailable('The server');
     const now = this.realm.services.clock.now();
     const entry = this.register({
       id: randomUUID(),
@@ -149,6 +155,8 @@ export class RealmQueues {
 
   /** The live queue with this id, restored from Postgres if this process has not loaded it. */
   async get(id: string): Promise<QueueEntry | null> {
+    // Stopping: the queue is kept for the next process, the client retries there.
+    if (this.stopping) throw errors.unavailable('The server');
     const live = this.byId.get(id);
     if (live) return live;
     if (this.tombstones.has(id)) return null;
@@ -223,9 +231,12 @@ export class RealmQueues {
 
   private register(q: Omit<QueueEntry, 'realmId' | 'ref' | 'dirty' | 'alive' | 'parked' | 'socketOpen'>): QueueEntry {
     const entry = { ...q, realmId: this.realm.id, dirty: false, alive: true, parked: false, socketOpen: false } as QueueEntry;
+    let name = `q-${q.id}`;
+    for (let n = 1; this.staleNames.has(name); n++) name = `q-${q.id}.${n}`;
+    this.actorNames.set(entry, name);
     entry.ref = spawnActor<QueueState, QueueMsg>(
       this.bucket(q.id),
-      `q-${q.id}`,
+      name,
       queueActor,
       initialQueueState(entry, this.env),
       this.realm.services.log,
@@ -261,6 +272,17 @@ export class RealmQueues {
 
   private ended(entry: QueueEntry, reason: EndReason): void {
     this.unregister(entry);
+    if (reason === 'unavailable') {
+      // Kept for the next request to restore again (under another actor name while this actor
+      // still answers late messages): no tombstone, no deletion.
+      const name = this.actorNames.get(entry)!;
+      this.staleNames.add(name);
+      setTimeout(() => {
+        stopActor(entry.ref);
+        this.staleNames.delete(name);
+      }, TOMBSTONE_MS).unref();
+      return;
+    }
     if (reason !== 'shutdown') this.deleted.push(entry.id);
     // The row may outlive the actor's answer by a flush interval; the tombstone covers both.
     this.tombstones.add(entry.id);
@@ -273,7 +295,7 @@ export class RealmQueues {
 
   /** Long-poll: resolves with events, or when a heartbeat is due; never inside an actor. */
   poll(entry: QueueEntry, lastEventId: number, dontBlock: boolean, signal: AbortSignal): Promise<PollResult> {
-    if (!entry.alive) return Promise.resolve({ error: badQueue(entry.id) });
+    if (!entry.alive) return Promise.resolve({ error: endedError(entry) });
     return new Promise((respond) => dispatch(entry.ref, { kind: 'poll', lastEventId, dontBlock, respond, signal }));
   }
 
@@ -355,8 +377,13 @@ export class RealmQueues {
     }
   }
 
-  /** Graceful stop: parked polls are answered, sockets closed with 1001, cursors saved. */
-  async shutdown(): Promise<void> {
+  /** Graceful stop: parked polls are answered, sockets closed with 1001, cursors saved. Idempotent. */
+  shutdown(): Promise<void> {
+    this.stopping ??= this.stop();
+    return this.stopping;
+  }
+
+  private async stop(): Promise<void> {
     if (this.flushTimer) clearInterval(this.flushTimer);
     if (this.sweepTimer) clearInterval(this.sweepTimer);
     const live = [...this.byId.values()];
@@ -364,8 +391,14 @@ export class RealmQueues {
     await this.flushing;
     // Shutdown keeps the queues: persist where every client got to.
     const db = this.realm.services.db;
-    await store.saveCursors(db, live.map((q) => ({ id: q.id, acked: q.acked, lastContactMs: q.lastContact })));
-    await store.deleteQueues(db, this.deleted.splice(0));
-    await store.markAlive(db, this.realm.services.clock.now());
+    try {
+      await store.saveCursors(db, live.map((q) => ({ id: q.id, acked: q.acked, lastContactMs: q.lastContact })));
+      await store.deleteQueues(db, this.deleted.splice(0));
+      await store.markAlive(db, this.realm.services.clock.now());
+    } catch (err) {
+      // The database is gone too: the queues restart from older cursors, and clients resume
+      // with their last_event_id all the same (the stop goes on).
+      this.realm.services.log.warn({ err, realm: this.realm.id }, 'queue cursors not saved at shutdown');
+    }
   }
 }

@@ -87,6 +87,19 @@ export function canReadFullHistory(state: RealmState, user: Pick<UserRecord, 'id
   return canAccessFullHistory(state, c, viewerOf(state, user, c.id));
 }
 
+/** Whether spectators (requests without credentials) may read anything: allowed and active. */
+export function spectatorsAllowed(state: RealmState): boolean {
+  return state.realm.settings.enable_spectator_access && !state.realm.deactivated;
+}
+
+/**
+ * Whether spectators may read this channel's messages: a web-public channel that is not archived
+ * (archived channels are left out of what spectators see, as in their register `streams`).
+ */
+export function spectatorCanRead(state: RealmState, c: ChannelRecord): boolean {
+  return spectatorsAllowed(state) && c.is_web_public && !c.invite_only && !c.is_archived;
+}
+
 export function canAdminister(state: RealmState, user: Pick<UserRecord, 'id' | 'role'>, c: ChannelRecord): boolean {
   return canAdministerChannel(state, c, viewerOf(state, user, c.id));
 }

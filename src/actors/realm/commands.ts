@@ -12,12 +12,14 @@ import { lifecycleCommands } from './lifecycle.js';
 import { realmSettingsCommands } from './realm-settings.js';
 import { userProfileCommands } from './user-profile.js';
 import { userCommands } from './users.js';
+import { userSeedCommands } from './user-seed.js';
 import { channelCommands } from './channels.js';
 import { subscriptionCommands } from './subscriptions.js';
 import { systemBotCommands } from './system-bots.js';
 
 export const realmCommands = {
   ...userCommands,
+  ...userSeedCommands,
   ...groupCommands,
   ...channelFolderCommands,
   ...pushCommands,

@@ -1,8 +1,9 @@
 // Deactivating and reactivating an organization. Deactivation cuts off at once: API keys are
-// refused (authentication checks the cached flag), and every queue and WebSocket ends before
-// anything else could reach them.
+// refused (authentication checks the cached flag), browser sessions are deleted, and every queue
+// and WebSocket ends before anything else could reach them.
 import { errors } from '../../domain/errors.js';
 import { setRealmDeactivated } from '../../store/realms.js';
+import { deleteRealmSessions } from '../../store/sessions.js';
 import type { RealmContext } from './actor.js';
 
 async function setRealmActive(ctx: RealmContext, input: { readonly active: boolean }): Promise<{ deactivated: boolean }> {
@@ -11,7 +12,10 @@ async function setRealmActive(ctx: RealmContext, input: { readonly active: boole
     throw errors.badRequest(input.active ? 'The organization is already active' : 'The organization is already deactivated');
   }
   await ctx.write(
-    (tx) => setRealmDeactivated(tx, state.id, !input.active),
+    async (tx) => {
+      await setRealmDeactivated(tx, state.id, !input.active);
+      if (!input.active) await deleteRealmSessions(tx, state.id);
+    },
     () => {
       state.realm = { ...state.realm, deactivated: !input.active };
       if (!input.active) ctx.realm.queues.closeAll();

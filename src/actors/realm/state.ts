@@ -5,7 +5,7 @@
 import type { CommonQueryMethods } from 'slonik';
 import { isMemberRecursive, type GroupLike } from '../../domain/group-membership.js';
 import { parseRealmSettings, type RealmSettings } from '../../domain/realm-settings.js';
-import type { SystemGroupName } from '../../domain/system-groups.js';
+import { SystemGroup, type SystemGroupName } from '../../domain/system-groups.js';
 import { parseUserSettings, type UserSettings } from '../../domain/user-settings.js';
 import { realmEmojiPath, type RealmEmojiRecord } from '../../domain/realm-emoji.js';
 import { listGroups, type GroupRow } from '../../store/groups.js';
@@ -155,12 +155,14 @@ export class RealmState {
    */
   peersOf: ((viewerId: number) => ReadonlySet<number>) | null = null;
 
-  /** May the viewer see this user at all (can_access_all_users_group)? */
-  canAccessUser(viewerId: number, targetId: number): boolean {
+  /** May the viewer (null: a spectator) see this user at all (can_access_all_users_group)? */
+  canAccessUser(viewerId: number | null, targetId: number): boolean {
     if (viewerId === targetId) return true;
-    if (this.hasRealmPermission(viewerId, 'can_access_all_users_group')) return true;
     const target = this.users.get(targetId);
     if (target?.is_bot) return true;
+    // Spectators have less than guests: they see everyone only when guests do.
+    if (viewerId === null) return this.realm.settings.groups.can_access_all_users_group === this.systemGroupId(SystemGroup.everyone);
+    if (this.hasRealmPermission(viewerId, 'can_access_all_users_group')) return true;
     return this.peersOf?.(viewerId).has(targetId) ?? false;
   }
 

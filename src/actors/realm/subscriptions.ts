@@ -218,7 +218,8 @@ async function unsubscribe(ctx: RealmContext, input: UnsubscribeInput): Promise<
       const users = gone.get(c.id)!;
       if (users.length === 0) continue;
       for (const u of users) emit(subscriptionRemove.build({ op: 'remove', subscriptions: [{ stream_id: c.id, name: c.name }] }, { userIds: [u] }));
-      const peers = metadataAudience(state, c);
+      // Like peer_add, peer_remove is for the others: the removed users had their remove event.
+      const peers = metadataAudience(state, c).filter((u) => !users.includes(u));
       if (peers.length > 0) emit(peerRemove.build({ op: 'peer_remove', stream_ids: [c.id], user_ids: users }, { userIds: peers }));
       emitVisibilityChange(state, emit, c, before.get(c.id)!);
     }

@@ -16,6 +16,7 @@ import {
   type UserSettingValue,
 } from '../../domain/user-settings.js';
 import { avatarFields } from '../../domain/user-view.js';
+import { deleteUserSessions } from '../../store/sessions.js';
 import * as users from '../../store/users.js';
 import type { RealmContext } from './actor.js';
 import { membershipEvents } from './groups.js';
@@ -189,7 +190,14 @@ async function updateOwn(ctx: RealmContext, input: UpdateOwnInput): Promise<User
   for (const [name, value] of input.settings) steps.push((cur) => settingChange(state, cur, name, value));
   const passwordHash = input.passwordHash;
   return applyChanges(ctx, u, steps, {
-    extra: passwordHash === undefined ? undefined : (tx) => users.setPasswordHash(tx, u.id, passwordHash),
+    // A new password ends every browser session: a stolen cookie does not outlive the change.
+    extra:
+      passwordHash === undefined
+        ? undefined
+        : async (tx) => {
+            await users.setPasswordHash(tx, u.id, passwordHash);
+            await deleteUserSessions(tx, [u.id]);
+          },
   });
 }
 

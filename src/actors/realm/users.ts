@@ -14,6 +14,7 @@ import { directSystemGroups, isFullMember, SYSTEM_GROUPS } from '../../domain/sy
 import { EmailVisibility, userSettingsSchema } from '../../domain/user-settings.js';
 import { formatUser } from '../../domain/user-view.js';
 import { setSystemMemberships } from '../../store/groups.js';
+import { deleteUserSessions } from '../../store/sessions.js';
 import * as users from '../../store/users.js';
 import type { RealmContext } from './actor.js';
 import { botDict } from './bot-view.js';
@@ -198,7 +199,8 @@ export interface SetActiveInput {
 
 /**
  * Deactivate or reactivate an account. Deactivating a person deactivates the bots they own
- * first, in the same transaction; every deactivated account's queues end before its events go out.
+ * first, in the same transaction, and ends their browser sessions; every deactivated account's
+ * queues end before its events go out.
  */
 async function setActive(ctx: RealmContext, input: SetActiveInput): Promise<UserRecord> {
   const { state } = ctx;
@@ -219,6 +221,7 @@ async function setActive(ctx: RealmContext, input: SetActiveInput): Promise<User
   const records = await ctx.write(
     async (tx, emit) => {
       const out: UserRecord[] = [];
+      if (!input.active) await deleteUserSessions(tx, changed.map((u) => u.id));
       for (const u of changed) {
         await users.setActive(tx, u.id, input.active);
         emit(realmUserEvent.build({ op: 'update', person: { user_id: u.id, is_active: input.active } }, { userIds: null }));

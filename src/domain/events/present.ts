@@ -108,6 +108,12 @@ const realmUser: Presenter = (e, ctx) => {
   return [{ ...ev, person: shown }];
 };
 
+/** A status is news only to those who may access its user (as in register's user_status). */
+const userStatus: Presenter = (e, ctx) => {
+  const ev = base(e, ctx);
+  return ctx.realm.canAccessUser(ctx.view.userId, ev.user_id as number) ? [ev] : [];
+};
+
 const userGroup: Presenter = (e, ctx) => {
   const ev = base(e, ctx);
   if (ctx.view.capabilities.include_deactivated_groups) return [ev];
@@ -192,6 +198,7 @@ const presenters: Readonly<Record<string, Presenter>> = {
   realm_linkifiers: realmLinkifiers,
   realm_user: realmUser,
   user_group: userGroup,
+  user_status: userStatus,
   stream,
   subscription,
   update_message_flags: updateMessageFlags,

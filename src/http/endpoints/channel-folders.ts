@@ -22,7 +22,7 @@ export const getChannelFolders = userEndpoint(z.object({ include_archived: p.boo
 
 export const updateChannelFolder = userEndpoint(
   z.object({
-    channel_folder_id: p.int(),
+    channel_folder_id: p.id(),
     name: name().optional(),
     description: description().optional(),
     is_archived: p.bool().optional(),

@@ -1,6 +1,7 @@
 // POST /register (endpoint 21), GET /events (long-poll), DELETE /events, and the ticket browsers
 // use to open the events WebSocket.
 import { z } from 'zod';
+import { spectatorsAllowed } from '../../actors/realm/channel-view.js';
 import type { RealmHandle } from '../../actors/realm/actor.js';
 import type { QueueEntry } from '../../actors/queues/queue-actor.js';
 import { badQueue } from '../../actors/queues/queue-actor.js';
@@ -35,7 +36,7 @@ export const register = publicEndpoint(registerParams, async (ctx, params) => {
   const { realm, app } = ctx;
   const user = ctx.user;
   if (!user) {
-    if (!realm.state.realm.settings.enable_spectator_access) throw errors.notLoggedIn();
+    if (!spectatorsAllowed(realm.state)) throw errors.notLoggedIn();
     if (params.client_extavatar === true) throw errors.badRequest("Invalid 'client_extavatar' parameter for anonymous request");
     if (params.include_subscribers === 'true') throw errors.badRequest("Invalid 'include_subscribers' parameter for anonymous request");
   }

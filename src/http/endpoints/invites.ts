@@ -18,7 +18,8 @@ function checkInviteCaller(user: UserRecord): void {
 
 export const createMultiuseInvite = userEndpoint(
   z.object({
-    invite_expires_in_minutes: p.json(z.number().int().min(1).nullable()).optional(),
+    // No limit in the spec; this one (about 4,000 years) keeps the expiry a valid date.
+    invite_expires_in_minutes: p.json(z.number().int().min(1).max(2_147_483_647).nullable()).optional(),
     invite_as: p.int().default(String(Role.member)),
     stream_ids: p.intList().default('[]'),
     group_ids: p.intList().default('[]'),
@@ -67,7 +68,7 @@ export const getInvites = userEndpoint(z.object({}), async (ctx) => {
   };
 });
 
-export const revokeMultiuseInvite = userEndpoint(z.object({ invite_id: p.int() }), async (ctx, params) => {
+export const revokeMultiuseInvite = userEndpoint(z.object({ invite_id: p.id() }), async (ctx, params) => {
   checkInviteCaller(ctx.user);
   await ctx.realm.ask('invite.revokeMultiuse', { actorId: ctx.user.id, inviteId: params.invite_id });
   return {};

@@ -44,7 +44,7 @@ export const updateMessage = userEndpoint(
     propagate_mode: p.enum(['change_one', 'change_later', 'change_all']).default('change_one'),
     send_notification_to_old_thread: p.bool().default('false'),
     send_notification_to_new_thread: p.bool().default('true'),
-    content: p.string().optional(),
+    content: p.string({ nul: 'handler' }).optional(),
     prev_content_sha256: p.string().optional(),
     stream_id: p.int().optional(),
   }),

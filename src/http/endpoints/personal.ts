@@ -75,7 +75,7 @@ export const createSnippet = userEndpoint(
 
 export const editSnippet = userEndpoint(
   z.object({
-    saved_snippet_id: p.int(),
+    saved_snippet_id: p.id(),
     title: p.string({ max: MAX_SNIPPET_TITLE_LENGTH }).optional(),
     content: p.string({ max: MAX_MESSAGE_LENGTH }).optional(),
   }),
@@ -85,7 +85,7 @@ export const editSnippet = userEndpoint(
   },
 );
 
-export const deleteSnippet = userEndpoint(z.object({ saved_snippet_id: p.int() }), async (ctx, params) => {
+export const deleteSnippet = userEndpoint(z.object({ saved_snippet_id: p.id() }), async (ctx, params) => {
   await ctx.realm.ask('snippet.delete', { userId: ctx.user.id, id: params.saved_snippet_id });
   return {};
 });

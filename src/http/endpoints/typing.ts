@@ -11,6 +11,7 @@ import { topicFromClient } from '../../domain/events/topics.js';
 import { userEndpoint, type UserContext } from '../endpoint.js';
 import { j, p } from '../params.js';
 import { accessibleMessage } from '../views/message-fetch.js';
+import { messageAudience } from '../../actors/conversations/message-view.js';
 import { checkCanSendToChannel } from '../../actors/conversations/send-rules.js';
 import { readableChannel } from './channels.js';
 
@@ -78,10 +79,12 @@ export const setEditTyping = userEndpoint(z.object({ message_id: p.int(), op: p.
     if (!user.settings.send_stream_typing_notifications) return {};
     const subscribers = activeSubscribers(realm.state, row.channel_id);
     if (subscribers.length > MAX_CHANNEL_SIZE_FOR_TYPING) return {};
+    // Not to subscribers who may not know the message (protected history, joined after it).
+    const audience = await messageAudience(ctx.app.db, realm.state, row);
     await realm.events.publishEphemeral([
       typingEditEvent.build(
         { op: q.op, sender_id: user.id, message_id: row.id, recipient: { type: 'channel', channel_id: row.channel_id, topic: row.topic ?? '' } },
-        { userIds: listeners(ctx, subscribers) },
+        { userIds: listeners(ctx, subscribers.filter((id) => audience.has(id))) },
       ),
     ]);
     return {};

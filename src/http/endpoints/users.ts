@@ -1,6 +1,7 @@
 // Users: reading accounts (GET /users, /users/{id|email}, /users/me), administrators changing
 // them (PATCH /users/{id|email}, endpoints 2 and 7), creating, deactivating and reactivating.
 import { z } from 'zod';
+import { spectatorsAllowed } from '../../actors/realm/channel-view.js';
 import type { CommonQueryMethods } from 'slonik';
 import type { RealmState, UserRecord } from '../../actors/realm/state.js';
 import { accessUser, userByRef } from '../../actors/realm/user-access.js';
@@ -46,10 +47,10 @@ export const getUsers = publicEndpoint(
   async (ctx, params) => {
     const state = ctx.realm.state;
     const viewer = ctx.user;
-    if (!viewer && !state.realm.settings.enable_spectator_access) throw errors.notLoggedIn();
+    if (!viewer && !spectatorsAllowed(state)) throw errors.notLoggedIn();
     const wanted = params.user_ids ? new Set(params.user_ids) : null;
     const targets = [...state.users.values()].filter(
-      (u) => (!wanted || wanted.has(u.id)) && (!viewer || state.canAccessUser(viewer.id, u.id)),
+      (u) => (!wanted || wanted.has(u.id)) && state.canAccessUser(viewer?.id ?? null, u.id),
     );
     const members = await userObjects(ctx, state, viewer, targets, {
       clientExtavatar: params.client_extavatar,

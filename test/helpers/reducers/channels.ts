@@ -82,7 +82,7 @@ function peerChange(state: RegisterState, e: Obj, add: boolean): void {
   }
 }
 
-const subscription: Reducer = (state, e) => {
+const subscription: Reducer = (state, e, me) => {
   switch (e.op) {
     case 'add': {
       const keep = wantsSubscribers(state);
@@ -101,6 +101,8 @@ const subscription: Reducer = (state, e) => {
       for (const { stream_id } of e.subscriptions as Obj[]) {
         const sub = removeFrom(state, 'subscriptions', stream_id);
         if (sub && state.unsubscribed) state.unsubscribed.push(sub);
+        // peer_remove is for the others: the former subscriber drops itself from the list.
+        if (sub) peerChange(state, { stream_ids: [stream_id], user_ids: [me] }, false);
         // Unread messages of channels one is not subscribed to are not tracked.
         const u = state.unread_msgs as Obj | undefined;
         if (u) u.streams = (u.streams as Obj[]).filter((x) => x.stream_id !== stream_id);

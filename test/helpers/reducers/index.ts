@@ -24,12 +24,12 @@ export const reducers: Record<string, Reducer> = {
   ...inviteReducers,
 };
 
-export function applyEvents(state: RegisterState, events: readonly ClientEventJson[]): RegisterState {
+export function applyEvents(state: RegisterState, events: readonly ClientEventJson[], me: number): RegisterState {
   const next = structuredClone(state);
   for (const e of events) {
     const r = reducers[e.type];
     if (!r) throw new Error(`No reducer for event type '${e.type}' (add one under test/helpers/reducers)`);
-    r(next, e);
+    r(next, e, me);
   }
   return next;
 }

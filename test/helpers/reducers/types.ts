@@ -2,4 +2,5 @@
 // client keeps its copy current. Each resource contributes reducers for its event types.
 export type RegisterState = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 export type ClientEventJson = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
-export type Reducer = (state: RegisterState, event: ClientEventJson) => void;
+/** `me`: the id of the user whose queue it is (clients know it; some events leave it implicit). */
+export type Reducer = (state: RegisterState, event: ClientEventJson, me: number) => void;

@@ -1,0 +1,91 @@
+// Matrix entries for the organization's settings and content, invitations, event queues, the
+// server's own endpoints, push registration and personal lists. Most aim at nothing secret; they
+// are in the matrix for the 401s and for what their answers and events might carry.
+import { multipart, PNG } from '../../helpers/people.js';
+import { API } from './fixture.js';
+import { BAD, forChannels, plain, type Matrix } from './entry.js';
+
+const registerVariants = (channelName: string) => [
+  {},
+  { include_subscribers: 'true' },
+  { include_subscribers: 'partial', client_capabilities: { archived_channels: true, user_list_incomplete: true, include_deactivated_groups: true } },
+  { all_public_streams: true },
+  { narrow: [['channel', channelName]] },
+  { apply_markdown: true, slim_presence: true, client_capabilities: { simplified_presence_events: true, empty_topic_name: true } },
+];
+
+export const realmEntries: Matrix = {
+  'GET /api/v1/openapi.json': plain('/openapi.json'),
+  'GET /api/v1/server_settings': plain('/server_settings'),
+  'GET /health': { probes: () => [{ path: '/health' }] },
+  'GET /metrics': { probes: () => [{ path: '/metrics' }] },
+  'POST /api/v1/fetch_api_key': {
+    probes: (fx) => [fx.insider, fx.hermit].map((u) => ({ path: `${API}/fetch_api_key`, params: { username: u.email, password: 'not-the-password' } })),
+  },
+  'POST /api/v1/register': {
+    probes: (fx) =>
+      registerVariants(fx.channels.protected.channelName).map((params) => ({ path: `${API}/register`, params })),
+    // Dozens of idle queues would slow every later write down (their cursors are flushed).
+    cleanup: async (fx, c, res) => {
+      if (typeof res.json.queue_id === 'string') await fx.request(c, 'DELETE', `${API}/events`, { queue_id: res.json.queue_id }, {});
+    },
+  },
+  'GET /api/v1/events': {
+    // Another user's queue: refused as if it did not exist.
+    probes: (fx) => [{ path: `${API}/events`, params: { queue_id: fx.insiderQueue, last_event_id: -1, dont_block: true }, always: { status: 400, code: 'BAD_EVENT_QUEUE_ID' } }],
+  },
+  'DELETE /api/v1/events': {
+    probes: (fx) => [{ path: `${API}/events`, params: { queue_id: fx.insiderQueue }, always: { status: 400, code: 'BAD_EVENT_QUEUE_ID' } }],
+  },
+  'POST /api/v1/events/socket_ticket': plain('/events/socket_ticket'),
+  'PATCH /api/v1/realm': { probes: (fx) => [{ path: `${API}/realm`, params: { name: fx.realm.handle.state.realm.name } }] },
+  'GET /api/v1/realm/domains': plain('/realm/domains'),
+  'POST /api/v1/realm/domains': plain('/realm/domains', { domain: 'probe.example.com', allow_subdomains: false }),
+  'PATCH /api/v1/realm/domains/{domain}': plain('/realm/domains/probe.example.com', { allow_subdomains: true }),
+  'DELETE /api/v1/realm/domains/{domain}': plain('/realm/domains/probe.example.com'),
+  'GET /api/v1/realm/emoji': plain('/realm/emoji'),
+  'POST /api/v1/realm/emoji/{emoji_name}': {
+    probes: (_fx, c) => [{ path: `${API}/realm/emoji/probe_${c.toLowerCase()}`, body: multipart({}, { file: { filename: 'e.png', data: PNG } }) }],
+  },
+  'DELETE /api/v1/realm/emoji/{emoji_name}': { probes: (_fx, c) => [{ path: `${API}/realm/emoji/probe_${c.toLowerCase()}` }] },
+  'GET /user_avatars/{realm_id}/emoji/images/{file_name}': { probes: (fx) => [{ path: `/user_avatars/${fx.realm.id}/emoji/images/probe.png` }] },
+  'POST /api/v1/realm/filters': plain('/realm/filters', { pattern: '#(?P<id>[0-9]+)', url_template: 'https://example.com/{id}' }),
+  'PATCH /api/v1/realm/filters/{filter_id}': plain('/realm/filters/1', { pattern: '#(?P<id>[0-9]+)', url_template: 'https://example.com/{id}' }),
+  'DELETE /api/v1/realm/filters/{filter_id}': plain('/realm/filters/1'),
+  'GET /api/v1/realm/linkifiers': plain('/realm/linkifiers'),
+  'PATCH /api/v1/realm/linkifiers': plain('/realm/linkifiers', { ordered_linkifier_ids: [] }),
+  'PATCH /api/v1/realm/user_settings_defaults': plain('/realm/user_settings_defaults', { enter_sends: true }),
+  'GET /api/v1/realm/profile_fields': plain('/realm/profile_fields'),
+  'POST /api/v1/realm/profile_fields': { probes: (_fx, c) => [{ path: `${API}/realm/profile_fields`, params: { name: `Probe ${c}`, field_type: 1 } }] },
+  'PATCH /api/v1/realm/profile_fields': plain('/realm/profile_fields', { order: [] }),
+  'PATCH /api/v1/realm/profile_fields/{field_id}': plain('/realm/profile_fields/1', { hint: 'probe' }),
+  'DELETE /api/v1/realm/profile_fields/{field_id}': plain('/realm/profile_fields/999999'),
+  'GET /api/v1/invites': plain('/invites'),
+  'POST /api/v1/invites/multiuse': {
+    probes: (fx) => [
+      { path: `${API}/invites/multiuse`, params: {} },
+      ...forChannels((vis) => ({ path: `${API}/invites/multiuse`, params: { stream_ids: [fx.channels[vis].channelId] }, target: { vis, needs: 'meta' as const }, denial: BAD })),
+    ],
+  },
+  'DELETE /api/v1/invites/multiuse/{invite_id}': plain('/invites/multiuse/999999'),
+  'GET /join/{key}/': { probes: () => [{ path: '/join/forgedkey/' }] },
+  'POST /join/{key}/': { probes: () => [{ path: '/join/forgedkey/', params: { email: 'probe@example.com', full_name: 'Probe', password: 'probe-password-1' } }] },
+  'GET /login': { probes: () => [{ path: '/login' }] },
+  // A wrong password for an account the caller may not know, and a logout that needs no session.
+  'POST /login': { probes: (fx) => [{ path: '/login', params: { username: fx.hermit.email, password: 'not-the-password' } }] },
+  'POST /logout': { probes: () => [{ path: '/logout' }] },
+  'GET /api/v1/saved_snippets': plain('/saved_snippets'),
+  'POST /api/v1/saved_snippets': plain('/saved_snippets', { title: 'probe', content: 'probe' }),
+  'PATCH /api/v1/saved_snippets/{saved_snippet_id}': plain('/saved_snippets/1', { title: 'probe' }),
+  'DELETE /api/v1/saved_snippets/{saved_snippet_id}': plain('/saved_snippets/999999'),
+  'GET /api/v1/navigation_views': plain('/navigation_views'),
+  'POST /api/v1/navigation_views': plain('/navigation_views', { fragment: 'narrow/is/starred', is_pinned: true }),
+  'PATCH /api/v1/navigation_views/{fragment}': plain(`/navigation_views/${encodeURIComponent('narrow/is/starred')}`, { is_pinned: false }),
+  'DELETE /api/v1/navigation_views/{fragment}': plain(`/navigation_views/${encodeURIComponent('narrow/is/starred')}`),
+  'POST /api/v1/calls/videocall/create': plain('/calls/videocall/create'),
+  'POST /api/v1/users/me/apns_device_token': plain('/users/me/apns_device_token', { token: 'ab'.repeat(32), appid: 'org.example.app' }),
+  'DELETE /api/v1/users/me/apns_device_token': plain('/users/me/apns_device_token', { token: 'ab'.repeat(32) }),
+  'POST /api/v1/users/me/android_gcm_reg_id': plain('/users/me/android_gcm_reg_id', { token: 'probe-token' }),
+  'DELETE /api/v1/users/me/android_gcm_reg_id': plain('/users/me/android_gcm_reg_id', { token: 'probe-token' }),
+  'POST /api/v1/mobile_push/register': plain('/mobile_push/register', { device_id: 1 }),
+};

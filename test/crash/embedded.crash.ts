@@ -1,0 +1,4 @@
+// `npm run test:crash` on the embedded database (PGlite in the server's DATA_DIR).
+import { crashSuite } from './scenario.js';
+
+crashSuite('embedded');
