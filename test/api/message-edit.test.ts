@@ -265,6 +265,11 @@ move('protected history: a move covers only what the mover can read (rule 8)', a
   assertSuccess(await member.patch(`/api/v1/messages/${seen}`, { topic: 'renamed', propagate_mode: 'change_all', send_notification_to_new_thread: false }));
   assert.equal(await topicIds(owner, 'protected', 'topic'), [hidden]);
   assert.equal(await topicIds(owner, 'protected', 'renamed'), [seen]);
+  // Having left, the member still reads what they received but may no longer move it.
+  assertSuccess(await member.delete('/api/v1/users/me/subscriptions', { subscriptions: ['protected'] }));
+  assert.is((await message(member, seen)).id, seen);
+  assertError(await member.patch(`/api/v1/messages/${seen}`, { topic: 'again', send_notification_to_old_thread: false }), "You don't have permission to move this message");
+  assert.equal(await topicIds(owner, 'protected', 'renamed'), [seen]);
 });
 
 move('topic settings follow a whole-topic move', async () => {

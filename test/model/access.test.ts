@@ -31,6 +31,13 @@ const REGRESSIONS: Command[][] = [
     { kind: 'move', by: 'owner', message: 0, channel: 'protected', topic: null },
     { kind: 'reactivate', who: 'member' },
   ],
+  // A member moved their own message within a protected channel they had left.
+  [
+    { kind: 'subscribe', by: 'owner', who: 'member', channel: 'protected' },
+    { kind: 'send', by: 'member', to: 'protected', topic: 'beta' },
+    { kind: 'unsubscribe', who: 'member', channel: 'protected' },
+    { kind: 'move', by: 'member', message: 0, channel: null, topic: 'alpha' },
+  ],
 ];
 
 let server: TestServer;

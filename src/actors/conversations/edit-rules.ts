@@ -125,6 +125,9 @@ export async function checkMove(
 ): Promise<MovePlan> {
   const s = state.realm.settings;
   const from = state.channels.get(m.channel_id!)!;
+  // Holding a message is not enough to rearrange its channel: after leaving a private channel,
+  // its messages stay readable to those who received them, but moving needs the channel itself.
+  if (!canReadChannel(state, editor, from)) throw errors.badRequest("You don't have permission to move this message");
   const to = p.streamId !== undefined ? targetChannel(state, editor, p.streamId) : from;
   const fromTopic = m.topic ?? '';
   const toTopic = p.topic !== undefined ? truncateTopic(p.topic) : fromTopic;
