@@ -41,6 +41,8 @@ const FAIL_FAST_MS = 2_000;
 /** Requests sent at once during each outage, 50 at a time, far more than the pool's connections. */
 const BURST = 1_000;
 const OUTAGE_MS = 3_000;
+/** How much the process may grow while Postgres is down (RSS, after one outage under load). */
+const MEMORY_BOUND_KB = 128 * 1024;
 const CHANNEL = 'outage';
 
 const bin = findPostgresBin();
@@ -146,7 +148,10 @@ if (!bin) {
       assert.ok(mine.some((p) => p.what === 'GET /health') && health.length > 0, '/health reports the database unreachable');
       const slow = duringOutage.filter((a) => a.ms > FAIL_FAST_MS);
       assert.equal(slow.map((a) => `${a.ms} ms`), [], `every answer within ${FAIL_FAST_MS} ms`);
-      assert.ok(rssGrowthKb < 64 * 1024, `memory grew by ${rssGrowthKb} kB`);
+      // The heap grows while it absorbs several thousand requests in a few seconds: 9 to 69 MB
+      // seen on a busy 2-core machine, less in the second outage than in the first. This bound
+      // is for growth without end, e.g. requests held while waiting for the pool.
+      assert.ok(rssGrowthKb < MEMORY_BOUND_KB, `memory grew by ${rssGrowthKb} kB`);
     });
 
     t(`after the ${mode} stop, Parley serves again within 5 s of Postgres' return, by itself`, async () => {
