@@ -13,6 +13,7 @@
 // that message is left unlinkified rather than stalling the server.
 import { compileLinkifierPattern, LinkifierPatternError } from './linkifier-pattern.js';
 import { isWordChar, startsSyntax } from './markdown/boundaries.js';
+import { hasLoneSurrogate, splitsSurrogatePair } from './unicode.js';
 import { isAllowedLinkUrl } from './markdown/link-policy.js';
 import { expandUrlTemplate, urlTemplateVariables, validateUrlTemplate } from './url-template.js';
 
@@ -119,6 +120,9 @@ export function findLinkifierMatches(
       if (!m || m[0] === '') continue;
       const end = pos + m[0].length;
       if (isWordChar(text[end]) || taken.subarray(pos, end).includes(1)) continue;
+      // The pattern runs on UTF-16 code units (no `u` flag): a match or group holding half of
+      // an astral character (an emoji) would render as broken text, so it is not a link.
+      if (splitsSurrogatePair(text, pos) || splitsSurrogatePair(text, end) || m.some((g) => g !== undefined && hasLoneSurrogate(g))) continue;
       const url = expandUrlTemplate(l.urlTemplate, groupValues(m));
       if (url === '' || !isAllowedLinkUrl(url)) continue;
       taken.fill(1, pos, end);

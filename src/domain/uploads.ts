@@ -12,9 +12,10 @@ export function sanitizeFileName(raw: string): string {
   const cleaned = base
     .replace(/\s+/g, '-')
     .replace(/[^\p{L}\p{N}._-]/gu, '')
-    .replace(/^[.-]+/, '')
-    .slice(0, MAX_NAME_LENGTH);
-  return cleaned === '' ? 'uploaded-file' : cleaned;
+    .replace(/^[.-]+/, '');
+  // Cut by code points: a cut by UTF-16 units could keep half of an astral letter.
+  const kept = [...cleaned].slice(0, MAX_NAME_LENGTH).join('');
+  return kept === '' ? 'uploaded-file' : kept;
 }
 
 export function newPathId(realmId: number, fileName: string): string {

@@ -5,6 +5,7 @@
 import { z, type ZodErrorMap, type ZodTypeAny } from 'zod';
 import { zodToJsonSchema } from 'zod-to-json-schema';
 import { ApiError, errors } from '../domain/errors.js';
+import { hasLoneSurrogate } from '../domain/unicode.js';
 
 const VAR = '{var}';
 
@@ -176,9 +177,10 @@ export const p = {
         ctx.addIssue({ code: 'custom', message: `Argument "${VAR}" is not valid JSON.` });
         return z.NEVER;
       }
-      const nul = nulPath(value);
-      if (nul) {
-        ctx.addIssue({ code: 'custom', message: `${VAR}${pathText(nul)} must not contain null bytes` });
+      const bad = unstorableStringPath(value);
+      if (bad) {
+        const what = bad.reason === 'nul' ? 'null bytes' : 'unpaired surrogates';
+        ctx.addIssue({ code: 'custom', message: `${VAR}${pathText(bad.path)} must not contain ${what}` });
         return z.NEVER;
       }
       const r = schema.safeParse(value, { errorMap: jsonErrorMap });
@@ -198,10 +200,13 @@ export const p = {
 };
 
 /**
- * Where a decoded JSON value holds a string (or key) with a NUL character, or null. Iterative:
- * JSON.parse accepts nesting deeper than the call stack allows.
+ * Where a decoded JSON value holds a string (or key) that Postgres cannot store: one with a NUL
+ * character, or with a lone surrogate (`"\ud800"` is valid JSON, but not a Unicode string, and
+ * the database's json type refuses it); null when there is none. Iterative: JSON.parse accepts
+ * nesting deeper than the call stack allows.
  */
-function nulPath(value: unknown): Array<string | number> | null {
+function unstorableStringPath(value: unknown): { path: Array<string | number>; reason: 'nul' | 'surrogate' } | null {
+  const reason = (s: string) => (s.includes('\u0000') ? 'nul' : hasLoneSurrogate(s) ? 'surrogate' : null);
   interface Step { readonly v: unknown; readonly key: string | number | null; readonly parent: Step | null }
   const pathOf = (s: Step, last?: string): Array<string | number> => {
     const out: Array<string | number> = last === undefined ? [] : [last];
@@ -212,12 +217,14 @@ function nulPath(value: unknown): Array<string | number> | null {
   for (let top = stack.pop(); top !== undefined; top = stack.pop()) {
     const v = top.v;
     if (typeof v === 'string') {
-      if (v.includes('\u0000')) return pathOf(top);
+      const r = reason(v);
+      if (r) return { path: pathOf(top), reason: r };
     } else if (Array.isArray(v)) {
       for (let i = v.length - 1; i >= 0; i--) stack.push({ v: v[i], key: i, parent: top });
     } else if (v !== null && typeof v === 'object') {
       for (const [k, x] of Object.entries(v).reverse()) {
-        if (k.includes('\u0000')) return pathOf(top, k);
+        const r = reason(k);
+        if (r) return { path: pathOf(top, k), reason: r };
         stack.push({ v: x, key: k, parent: top });
       }
     }

@@ -144,6 +144,17 @@ linkifiers('a NUL character in a pattern is a 400, not a database error (found b
   assertSuccess(await admin.delete(`/api/v1/realm/filters/${id}`));
 });
 
+linkifiers('a pattern that takes half of an astral character links nothing; the text is stored whole (found by fuzzing)', async () => {
+  // "." runs on UTF-16 code units: it used to link the first half of such a character, and
+  // the event carrying the broken rendering was refused by the database (a 500).
+  const id = assertSuccess(await admin.post('/api/v1/realm/filters', { pattern: '(?P<c>.)', url_template: 'https://x.test/{c}' })).id;
+  const folder = assertSuccess(await admin.post('/api/v1/channel_folders/create', { name: 'emoji folder', description: 'x' })).channel_folder_id;
+  assertSuccess(await admin.patch(`/api/v1/channel_folders/${folder}`, { description: '\u{10400}\u{1D400}' }));
+  const stored = (assertSuccess(await admin.get('/api/v1/channel_folders')).channel_folders as Array<{ id: number; rendered_description: string }>).find((f) => f.id === folder)!;
+  assert.is(stored.rendered_description, '<p>\u{10400}\u{1D400}</p>');
+  assertSuccess(await admin.delete(`/api/v1/realm/filters/${id}`));
+});
+
 linkifiers('patterns and templates are checked', async () => {
   const add = (pattern: string, url_template: string) => admin.post('/api/v1/realm/filters', { pattern, url_template });
   assert.match((await add('(a+)+', 'https://x.test/')).json.msg, /^Bad regular expression/);

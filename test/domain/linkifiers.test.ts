@@ -131,6 +131,17 @@ Match('a hostile pattern that slips through the checks finds nothing where it wo
   }
 });
 
+Match('a match never cuts an astral character in two', () => {
+  // The patterns run on UTF-16 code units; "." would otherwise take half of an emoji.
+  const any = compileLinkifiers([{ id: 1, pattern: '(?P<c>.)', urlTemplate: 'https://x/{c}' }]);
+  assert.equal(findLinkifierMatches('\u{1F600}', any), []);
+  const two = compileLinkifiers([{ id: 1, pattern: '(?P<a>.)(?P<b>.)!', urlTemplate: 'https://x/{a}/{b}' }]);
+  assert.equal(findLinkifierMatches('\u{1F600}!', two), []);
+  // Whole astral characters still match where the pattern takes both halves.
+  const pair = compileLinkifiers([{ id: 1, pattern: '..#(?P<id>[0-9]+)', urlTemplate: 'https://x/{id}' }]);
+  assert.equal(findLinkifierMatches('\u{1F600}#7', pair), [{ start: 0, end: 4, url: 'https://x/7' }]);
+});
+
 Match('an exhausted budget stops matching', () => {
   assert.equal(findLinkifierMatches('#1 #2', issues, new MatchBudget(-1)), []);
   assert.is(findLinkifierMatches('#1 #2', issues, new MatchBudget()).length, 2);
