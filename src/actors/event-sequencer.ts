@@ -60,9 +60,13 @@ interface Block {
   readonly end: number;
 }
 
+/** Called synchronously as ids are handed out, before any other reservation can be made. */
+export type OnTake = (ids: readonly number[]) => void;
+
 interface Waiter {
   readonly n: number;
   readonly conn: CommonQueryMethods;
+  readonly onTake: OnTake | undefined;
   readonly resolve: (ids: number[]) => void;
   readonly reject: (e: unknown) => void;
 }
@@ -92,17 +96,20 @@ export class IdAllocator {
   /**
    * Reserve n ids. Synchronous while the blocks at hand suffice, so that reservations made in
    * turn get increasing ids. `conn` fetches a block when none is at hand: inside a transaction
-   * on the embedded database it is the only connection that can make progress.
+   * on the embedded database it is the only connection that can make progress. `onTake` runs
+   * the moment the ids are handed out: a waiter's ids are handed out inside a promise callback,
+   * and code resumed after `await` would run only after other microtasks, which may have
+   * reserved (and registered) higher ids meanwhile.
    */
-  reserve(n: number, conn: CommonQueryMethods = this.db): number[] | Promise<number[]> {
-    if (this.waiters.length === 0 && this.available >= n) return this.take(n);
+  reserve(n: number, conn: CommonQueryMethods = this.db, onTake?: OnTake): number[] | Promise<number[]> {
+    if (this.waiters.length === 0 && this.available >= n) return this.take(n, onTake);
     return new Promise<number[]>((resolve, reject) => {
-      this.waiters.push({ n, conn, resolve, reject });
+      this.waiters.push({ n, conn, onTake, resolve, reject });
       void this.fetch(conn).then(() => this.serveWaiters(), (e) => this.failWaiters(e));
     });
   }
 
-  private take(n: number): number[] {
+  private take(n: number, onTake: OnTake | undefined): number[] {
     const ids = new Array<number>(n);
     for (let i = 0; i < n; i++) {
       const b = this.blocks[0]!;
@@ -111,6 +118,7 @@ export class IdAllocator {
     }
     this.available -= n;
     this.handedOut = ids[n - 1] ?? this.handedOut;
+    onTake?.(ids);
     if (this.available < this.blockSize / 2 && !this.poolFetch) {
       this.poolFetch = true;
       void this.fetch(this.db)
@@ -123,7 +131,7 @@ export class IdAllocator {
   private serveWaiters(): void {
     while (this.waiters.length > 0 && this.available >= this.waiters[0]!.n) {
       const w = this.waiters.shift()!;
-      w.resolve(this.take(w.n));
+      w.resolve(this.take(w.n, w.onTake));
     }
     const w = this.waiters[0];
     if (w) void this.fetch(w.conn).then(() => this.serveWaiters(), (e) => this.failWaiters(e));
@@ -173,7 +181,7 @@ export class ReleaseOrder {
     return this.pending.length > 0 ? Math.min(this.watermark, this.pending[0]!.first - 1) : this.watermark;
   }
 
-  /** Call synchronously right after the allocator handed out `first`. */
+  /** Call synchronously as the allocator hands out `first` (IdAllocator.reserve's onTake). */
   track(first: number): Pending {
     const p: Pending = { first, state: 'inflight', events: [] };
     this.pending.push(p);

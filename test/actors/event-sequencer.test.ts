@@ -109,6 +109,34 @@ order('an aborted reservation unblocks later ones and never releases', () => {
   assert.is(o.releasedThrough, 3);
 });
 
+const handout = suite('RealmEventStream: ids are registered as they are handed out');
+
+handout('a reservation served after waiting is registered before anything resumes', async () => {
+  // Blocks of 4. The first block is used up and the prefetch is slow, so the next append waits
+  // for a fetch of its own. Serving it, the allocator also serves a second waiter whose code
+  // appends at once, synchronously, with ids above the first's. The first append's tracking
+  // used to run only when its await resumed: after that second append's. Its events were then
+  // released after higher ids and skipped by every queue (a queue ignores ids it has passed).
+  const { conn } = fakeSequence(4, [100, 104, 108], [0, 30, 0]);
+  const fake = Object.assign(conn, { query: async () => ({ rows: [] }) });
+  const ids = new IdAllocator(fake);
+  const s = new RealmEventStream(1, ids, await ids.init());
+  const released: number[] = [];
+  s.subscribe((es) => released.push(...es.map((e) => e.id)));
+  ids.reserve(4); // 100..103; the prefetch of 104..107 answers in 30 ms
+  const spec = { type: 'custom', payload: {}, userIds: null };
+  const first = s.append(fake, [spec]);
+  let second: ReturnType<RealmEventStream['append']> | undefined;
+  void ids.reserve(1, fake, () => (second = s.append(fake, [spec])));
+  const a = await first;
+  const b = await second!;
+  assert.ok(b.events[0]!.id > a.events[0]!.id, `${b.events[0]!.id} after ${a.events[0]!.id}`);
+  s.committed(b.ticket, b.events);
+  assert.equal(released, [], 'the later reservation waits for the earlier one');
+  s.committed(a.ticket, a.events);
+  assert.equal(released, [a.events[0]!.id, b.events[0]!.id]);
+});
+
 let server: TestServer;
 const stream = suite('writeWithEvents (with the database)');
 stream.before(async () => {
@@ -248,4 +276,5 @@ stream('a commit in doubt that did not commit: nothing is released, and later ev
 
 alloc.run();
 order.run();
+handout.run();
 stream.run();
