@@ -13,8 +13,8 @@
 // that message is left unlinkified rather than stalling the server.
 import { compileLinkifierPattern, LinkifierPatternError } from './linkifier-pattern.js';
 import { isWordChar, startsSyntax } from './markdown/boundaries.js';
-import { hasLoneSurrogate, splitsSurrogatePair } from './unicode.js';
 import { isAllowedLinkUrl } from './markdown/link-policy.js';
+import { hasLoneSurrogate, splitsSurrogatePair } from './unicode.js';
 import { expandUrlTemplate, urlTemplateVariables, validateUrlTemplate } from './url-template.js';
 
 export interface LinkifierDefinition {
@@ -121,7 +121,7 @@ export function findLinkifierMatches(
       const end = pos + m[0].length;
       if (isWordChar(text[end]) || taken.subarray(pos, end).includes(1)) continue;
       // The pattern runs on UTF-16 code units (no `u` flag): a match or group holding half of
-      // an astral character (an emoji) would render as broken text, so it is not a link.
+      // an astral character (beyond U+FFFF) would render as broken text, so it is not a link.
       if (splitsSurrogatePair(text, pos) || splitsSurrogatePair(text, end) || m.some((g) => g !== undefined && hasLoneSurrogate(g))) continue;
       const url = expandUrlTemplate(l.urlTemplate, groupValues(m));
       if (url === '' || !isAllowedLinkUrl(url)) continue;
