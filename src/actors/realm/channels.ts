@@ -39,7 +39,7 @@ import { canAdminister, canReadChannel, canSeeChannel, channelObject, metadataAu
 import {
   applyStoredGroupSettings,
   sameGroupSetting,
-  storeGroupSetting,
+  storeGroupSettings,
   type GroupSettingInput,
   type StoredGroupSetting,
 } from './group-settings.js';
@@ -93,15 +93,14 @@ export async function insertChannels(
   const groups: StoredGroupSetting[] = [];
   for (const spec of specs) {
     const settings = {} as Record<ChannelGroupSetting, number>;
-    for (const s of CHANNEL_GROUP_SETTINGS) {
+    const values = CHANNEL_GROUP_SETTINGS.map((s) => {
       const fallback = CHANNEL_GROUP_DEFAULTS[s];
       const value: GroupSettingInput =
         o.groupSettings[s] ??
         (fallback === 'creator' ? { direct_members: [actor.id], direct_subgroups: [] } : state.systemGroupId(fallback));
-      const stored = await storeGroupSetting(tx, state, value, now);
-      groups.push(stored);
-      settings[s] = stored.groupId;
-    }
+      return [s, value] as const;
+    });
+    groups.push(...(await storeGroupSettings(tx, state, values, settings, now)));
     const row = await store.insertChannel(tx, {
       realmId: state.id,
       name: spec.name,
@@ -254,13 +253,8 @@ async function updateChannel(ctx: RealmContext, input: UpdateChannelInput): Prom
 
   const before = new Set(metadataAudience(state, current));
   await ctx.write(async (tx, emit) => {
-    const stored: StoredGroupSetting[] = [];
     const settings = { ...current.settings };
-    for (const [setting, value] of settingChanges) {
-      const s = await storeGroupSetting(tx, state, value, ctx.services.clock.now());
-      stored.push(s);
-      settings[setting] = s.groupId;
-    }
+    const stored = await storeGroupSettings(tx, state, settingChanges, settings, ctx.services.clock.now());
     if (settingChanges.length > 0) patch.settings = settings;
     await store.updateChannel(tx, current.id, patch);
     if (defaultChanged) {

@@ -61,6 +61,26 @@ export interface StoredGroupSetting {
   readonly created: GroupRecord | null;
 }
 
+/**
+ * Store several settings' checked values inside the write transaction: each setting's group id
+ * goes into `into`; returns what was stored, in order (new anonymous groups to cache).
+ */
+export async function storeGroupSettings<K extends string>(
+  tx: CommonQueryMethods,
+  state: RealmState,
+  values: Iterable<readonly [K, GroupSettingInput]>,
+  into: Record<K, number>,
+  nowMs: number,
+): Promise<StoredGroupSetting[]> {
+  const stored: StoredGroupSetting[] = [];
+  for (const [name, value] of values) {
+    const s = await storeGroupSetting(tx, state, value, nowMs);
+    stored.push(s);
+    into[name] = s.groupId;
+  }
+  return stored;
+}
+
 /** Store a checked value inside the write transaction; returns the group id to keep. */
 export async function storeGroupSetting(
   tx: CommonQueryMethods,

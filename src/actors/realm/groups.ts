@@ -31,6 +31,7 @@ import {
   checkGroupSettingUpdate,
   releaseGroupSetting,
   storeGroupSetting,
+  storeGroupSettings,
   type GroupSettingInput,
   type GroupSettingUpdate,
   type StoredGroupSetting,
@@ -94,13 +95,8 @@ async function createGroup(ctx: RealmContext, input: CreateGroupInput): Promise<
   }
   const now = services.clock.now();
   const { record, stored } = await ctx.write(async (tx, emit) => {
-    const stored: StoredGroupSetting[] = [];
     const settings: Record<string, number> = {};
-    for (const name of GROUP_SETTING_NAMES) {
-      const s = await storeGroupSetting(tx, state, values[name], now);
-      stored.push(s);
-      settings[name] = s.groupId;
-    }
+    const stored = await storeGroupSettings(tx, state, GROUP_SETTING_NAMES.map((name) => [name, values[name]] as const), settings, now);
     const id = await store.insertNamedGroup(tx, {
       realmId: state.id,
       name: input.name,
