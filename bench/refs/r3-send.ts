@@ -5,7 +5,7 @@
 // Its rows are marked (client 'bench-r3', event ids from R3_EVENT_ID_BASE) and removed afterwards.
 import pg from 'pg';
 import { now } from '../load/protocol.js';
-import { serveEmbedded } from '../../src/store/embedded-server.js';
+import { startEmbedded } from '../../src/store/database.js';
 
 export const R3_CLIENT = 'bench-r3';
 export const R3_EVENT_ID_BASE = 9_000_000_000_000;
@@ -62,21 +62,8 @@ const INSERT_DM_RECIPIENTS = `WITH personal AS (
 const INSERT_EVENT = `INSERT INTO events (id, realm_id, type, user_ids, public_channel_id, payload, per_user, span_ids)
   VALUES ($1, $2, 'message', $3::int4[], $4, $5::jsonb, NULL, NULL)`;
 
-async function openEmbedded(dataDir: string): Promise<{ url: string; close: () => Promise<void> }> {
-  const { PGlite } = await import('@electric-sql/pglite');
-  const db = await PGlite.create({ dataDir });
-  const server = await serveEmbedded(db);
-  return {
-    url: `postgres://postgres@${server.address}/postgres`,
-    close: async () => {
-      await server.close();
-      await db.close();
-    },
-  };
-}
-
 export async function runR3(job: R3Job): Promise<R3Result> {
-  const embedded = job.url === null ? await openEmbedded(job.dataDir!) : null;
+  const embedded = job.url === null ? await startEmbedded({ dataDir: job.dataDir! }) : null;
   const pool = new pg.Pool({ connectionString: job.url ?? embedded!.url, max: job.pool });
   pool.on('connect', (c) => void c.query('SET synchronous_commit = on'));
   let eventId = R3_EVENT_ID_BASE;

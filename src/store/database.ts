@@ -123,15 +123,7 @@ export async function openDatabase(o: DatabaseOptions): Promise<Database> {
 }
 
 async function openEmbedded(o: DatabaseOptions): Promise<Database> {
-  // Imported lazily: a deployment on Postgres never loads the WASM build.
-  const { PGlite } = await import('@electric-sql/pglite');
-  if (o.dataDir) mkdirSync(o.dataDir, { recursive: true });
-  const pg = await PGlite.create({
-    ...(o.dataDir ? { dataDir: o.dataDir } : {}),
-    ...(o.loadDataDir ? { loadDataDir: o.loadDataDir } : {}),
-  });
-  const server = await serveEmbedded(pg);
-  const url = `postgres://postgres@${server.address}/postgres`;
+  const { pg, url, close } = await startEmbedded(o);
   // PGlite is one session: more than one pooled connection would interleave transactions.
   // No minimum either: slonik replaces a destroyed connection (it destroys one whenever a pooled
   // callback throws) to keep its minimum, and a client that asks for a connection while that
@@ -147,6 +139,28 @@ async function openEmbedded(o: DatabaseOptions): Promise<Database> {
     dump: () => pg.dumpDataDir('none') as Promise<Blob>,
     async close() {
       await pool.end();
+      await close();
+    },
+  };
+}
+
+/**
+ * PGlite in `dataDir` (in memory without one; from a dump with `loadDataDir`), served on a
+ * loopback socket: its URL, and how to stop both. Also the embedded database of benchmark R3.
+ */
+export async function startEmbedded(o: { readonly dataDir?: string | undefined; readonly loadDataDir?: Blob | undefined }) {
+  // Imported lazily: a deployment on Postgres never loads the WASM build.
+  const { PGlite } = await import('@electric-sql/pglite');
+  if (o.dataDir) mkdirSync(o.dataDir, { recursive: true });
+  const pg = await PGlite.create({
+    ...(o.dataDir ? { dataDir: o.dataDir } : {}),
+    ...(o.loadDataDir ? { loadDataDir: o.loadDataDir } : {}),
+  });
+  const server = await serveEmbedded(pg);
+  return {
+    pg,
+    url: `postgres://postgres@${server.address}/postgres`,
+    async close() {
       await server.close();
       await pg.close();
     },
