@@ -160,7 +160,43 @@ export const userSettingsSchema = z.object({
 export type UserSettings = z.infer<typeof userSettingsSchema>;
 export type UserSettingValue = boolean | number | string;
 
-export const parseUserSettings = (raw: unknown): UserSettings => userSettingsSchema.parse(raw ?? {});
+/** Whether a stored value has the type the schema requires (z.boolean / z.number().int() / z.string). */
+function storedTypeFits(k: SettingKind, v: unknown): boolean {
+  switch (k.kind) {
+    case 'bool':
+      return typeof v === 'boolean';
+    case 'int':
+    case 'range':
+      return Number.isInteger(v);
+    case 'enum':
+    case 'string':
+      return typeof v === 'string';
+  }
+}
+
+/**
+ * The stored settings with their defaults filled in, as `userSettingsSchema.parse` gives them.
+ * Every account's settings are read at start-up (10,000 accounts: 200 ms through zod), so the
+ * common case is checked by hand; anything the check does not accept goes through zod, which
+ * reports it.
+ */
+export function parseUserSettings(raw: unknown): UserSettings {
+  const src = raw ?? {};
+  if (typeof src !== 'object' || Array.isArray(src)) return userSettingsSchema.parse(src);
+  const stored = src as Record<string, unknown>;
+  const out: Record<string, unknown> = {};
+  for (const name of USER_SETTING_NAMES) {
+    const k = USER_SETTINGS[name] as SettingKind;
+    const v = stored[name];
+    if (v === undefined) out[name] = k.default;
+    else if (storedTypeFits(k, v)) out[name] = v;
+    else return userSettingsSchema.parse(src);
+  }
+  const timezone = stored.timezone;
+  if (timezone !== undefined && typeof timezone !== 'string') return userSettingsSchema.parse(src);
+  out.timezone = timezone ?? '';
+  return out as UserSettings;
+}
 
 /** Is this a value the setting accepts? (The parameter codec checked the type already.) */
 export function isValidSettingValue(name: UserSettingName, value: UserSettingValue): boolean {

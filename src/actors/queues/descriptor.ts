@@ -25,6 +25,25 @@ export const descriptorSchema = z.object({
   clientExtavatar: z.boolean(),
 });
 
+/** Distinct stored descriptors already read: most clients register alike. */
+const parsed = new Map<string, QueueDescriptor>();
+const PARSED_MAX = 1024;
+
+/**
+ * A stored descriptor, validated. At start-up every queue's descriptor is read (10,000 queues:
+ * 10,000 zod parses of a handful of shapes), so equal ones are parsed once and shared; a
+ * descriptor is never changed after registration.
+ */
+export function parseDescriptor(raw: unknown): QueueDescriptor {
+  const key = JSON.stringify(raw);
+  const known = parsed.get(key);
+  if (known) return known;
+  const d = descriptorSchema.parse(raw);
+  if (parsed.size >= PARSED_MAX) parsed.clear();
+  parsed.set(key, d);
+  return d;
+}
+
 /** Events every queue gets whatever its event_types. */
 const ALWAYS = new Set(['heartbeat']);
 

@@ -9,7 +9,7 @@ import { bucketOf, dispatch, spawnActor, stopActor, type Ref } from '../runtime.
 import { eventsAfter, eventsForQueue, type LoggedEventRow } from '../../store/events.js';
 import * as store from '../../store/queues.js';
 import { errors } from '../../domain/errors.js';
-import { descriptorSchema, type QueueDescriptor } from './descriptor.js';
+import { parseDescriptor, type QueueDescriptor } from './descriptor.js';
 import { PresentationCache } from './presentation.js';
 import {
   endedError,
@@ -182,7 +182,7 @@ export class RealmQueues {
       this.register({
         id: row.id,
         userId: row.user_id!,
-        descriptor: descriptorSchema.parse(row.descriptor),
+        descriptor: parseDescriptor(row.descriptor),
         idleTimeoutSecs: row.idle_timeout_secs,
         startEventId: row.start_event_id,
         acked: row.acked_event_id,
@@ -209,7 +209,7 @@ export class RealmQueues {
       await store.deleteQueues(services.db, [id]);
       return null;
     }
-    const descriptor = descriptorSchema.parse(row.descriptor);
+    const descriptor = parseDescriptor(row.descriptor);
     const entry = this.register({
       id,
       userId: row.user_id,
