@@ -35,27 +35,33 @@ export const loggedEventRow = z.object({
 export type LoggedEventRow = z.infer<typeof loggedEventRow>;
 
 /** Every logged event of a realm after `afterId` (start-up restore of all its queues at once). */
-export function eventsAfter(db: CommonQueryMethods, realmId: number, afterId: number): Promise<readonly LoggedEventRow[]> {
+/**
+ * Logged events with ids in (afterId, upTo]. A queue restored from the log reads up to the
+ * realm's release watermark at its registration: what lies above reaches it live. (A committed
+ * event above the watermark may still wait for a lower one in flight; read from the log, it
+ * would pass that one, which the queue would then skip.)
+ */
+export function eventsAfter(db: CommonQueryMethods, realmId: number, afterId: number, upTo: number): Promise<readonly LoggedEventRow[]> {
   return db.any(sql.type(loggedEventRow)`
     SELECT id, type, user_ids, public_channel_id, payload, per_user, span_ids FROM events
-    WHERE realm_id = ${realmId} AND id > ${afterId} ORDER BY id`);
+    WHERE realm_id = ${realmId} AND id > ${afterId} AND id <= ${upTo} ORDER BY id`);
 }
 
 /**
- * Logged events after `afterId` that a queue of `userId` may receive: addressed to the user,
+ * Logged events in (afterId, upTo] that a queue of `userId` may receive: addressed to the user,
  * to everyone, or (with allPublic) message events of public channels.
  */
 export function eventsForQueue(
   db: CommonQueryMethods,
   realmId: number,
   userId: number | null,
-  afterId: number,
+  range: { readonly afterId: number; readonly upTo: number },
   allPublic: boolean,
 ): Promise<readonly LoggedEventRow[]> {
   const mine = userId === null ? sql.fragment`false` : sql.fragment`${userId} = ANY(user_ids)`;
   return db.any(sql.type(loggedEventRow)`
     SELECT id, type, user_ids, public_channel_id, payload, per_user, span_ids FROM events
-    WHERE realm_id = ${realmId} AND id > ${afterId}
+    WHERE realm_id = ${realmId} AND id > ${range.afterId} AND id <= ${range.upTo}
       AND (user_ids IS NULL OR ${mine} OR (${allPublic} AND public_channel_id IS NOT NULL))
     ORDER BY id`);
 }

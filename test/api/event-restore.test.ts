@@ -8,6 +8,7 @@ import { sql } from 'slonik';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { z } from 'zod';
+import { writeWithEvents } from '../../src/actors/realm-events.js';
 import { createApp, type App } from '../../src/app.js';
 import { parseConfig } from '../../src/config.js';
 import { newServerSecret, secretFromBase64 } from '../../src/domain/secrets.js';
@@ -16,6 +17,7 @@ import { apiRoutes, siteRoutes } from '../../src/http/routes.js';
 import { creditDowntime, markAlive } from '../../src/store/queues.js';
 import { assertError, assertSuccess } from '../helpers/assert.js';
 import { drainEvents } from '../helpers/consistency.js';
+import { within } from '../helpers/load-clients.js';
 import { startTestServer, TestServer, type TestRealm, type TestUser } from '../helpers/server.js';
 
 let server: TestServer;
@@ -88,6 +90,66 @@ t('a queue whose restore fails in an outage answers 503, and the next request re
   // (Events the other processes of this file logged come along: their ids are from other blocks.)
   const ids = assertSuccess(await poll()).events.map((e: { person: { user_id: number } }) => e.person.user_id);
   assert.is(ids.filter((id: number) => id === zoe.id).length, 1, `Zoe's event once in ${ids.join(', ')}`);
+  await second.app.close();
+});
+
+t('a queue restored while an earlier write is still in flight misses none of its events', async () => {
+  const second = await secondApp(server.db.pool, server.app.secret);
+  // Created by this process after the second one started: the second restores it lazily.
+  const reg = assertSuccess(await alice.post('/api/v1/register', { fetch_event_types: [] }));
+  const stream = (await second.app.realms.get(realm.id)).events;
+  // In the second process, a write has reserved its ids and not committed yet (no database
+  // transaction is held: the embedded database has a single connection)...
+  const inFlight = { query: async () => ({ rows: [] }), one: (q: never) => server.db.pool.one(q) } as unknown as Parameters<typeof stream.append>[0];
+  const held = await stream.append(inFlight, [{ type: 'custom', payload: { n: 'held' }, userIds: [alice.id] }]);
+  // ...while a later one commits: it is in the log, but released only after the held one.
+  await writeWithEvents(server.db.pool, stream, async (_tx, emit) => emit({ type: 'custom', payload: { n: 'later' }, userIds: [alice.id] }));
+  const poll = (last: number) =>
+    second.server.request('GET', '/api/v1/events', { queue_id: reg.queue_id, last_event_id: last, dont_block: true }, { host: realm.host, auth: alice.auth });
+  type Ev = { id: number; type: string; n?: string };
+  const custom = (es: Ev[]) => es.filter((e) => e.type === 'custom').map((e) => e.n);
+  // The restore reads the log only up to what was released: "later" comes live, after "held".
+  // Read from the log, it used to come at once, and "held" was then skipped as already passed.
+  const first: Ev[] = assertSuccess(await poll(-1)).events;
+  stream.committed(held.ticket, held.events);
+  const rest: Ev[] = assertSuccess(await poll(first.at(-1)?.id ?? -1)).events;
+  assert.equal(custom([...first, ...rest]), ['held', 'later']);
+  await second.app.close();
+});
+
+t('events released while the start-up restore reads the log come after the log\'s, none skipped', async () => {
+  // Once `gate` is set, the second process's second multi-row read (the restore's read of the
+  // log, after its read of the queues) waits for it.
+  let gate: Promise<void> | null = null;
+  let reads = 0;
+  const pool = new Proxy(server.db.pool, {
+    get(target, name) {
+      const real = Reflect.get(target, name) as unknown;
+      if (name !== 'any' || typeof real !== 'function') return real;
+      return async (...args: unknown[]) => {
+        if (gate && ++reads === 2) await gate;
+        return (real as (...a: unknown[]) => unknown).apply(target, args);
+      };
+    },
+  });
+  const second = await secondApp(pool, server.app.secret);
+  const handle = await second.app.realms.get(realm.id);
+  // A queue the second process does not have yet, and an event for it in the log.
+  const reg = assertSuccess(await alice.post('/api/v1/register', { fetch_event_types: [] }));
+  await writeWithEvents(server.db.pool, handle.events, async (_tx, emit) => emit({ type: 'custom', payload: { n: 'logged' }, userIds: [alice.id] }));
+  let open!: () => void;
+  gate = new Promise<void>((r) => (open = r));
+  // The restore registers the queue, then waits to read the log; an event is released meanwhile.
+  const restoring = handle.queues.restoreAll();
+  assert.ok(await within(5_000, () => reads === 2), 'the restore reads the log');
+  await writeWithEvents(server.db.pool, handle.events, async (_tx, emit) => emit({ type: 'custom', payload: { n: 'live' }, userIds: [alice.id] }));
+  open();
+  assert.is(await restoring, 1);
+  const got = assertSuccess(
+    await second.server.request('GET', '/api/v1/events', { queue_id: reg.queue_id, last_event_id: -1, dont_block: true }, { host: realm.host, auth: alice.auth }),
+  ).events as Array<{ type: string; n?: string }>;
+  // (Earlier tests of this file logged custom events for Alice too.)
+  assert.equal(got.filter((e) => e.n === 'logged' || e.n === 'live').map((e) => e.n), ['logged', 'live']);
   await second.app.close();
 });
 

@@ -43,6 +43,11 @@ export class RealmQueues {
   private readonly byUser = new Map<number, Set<QueueEntry>>();
   private readonly allPublic = new Set<QueueEntry>();
   private readonly restoring = new Map<string, Promise<QueueEntry | null>>();
+  /**
+   * While restoreAll reads the log: events released meanwhile (above the watermark it reads up
+   * to), delivered after the log's so that no queue passes them first.
+   */
+  private heldLive: Array<readonly PublishedEvent[]> | null = null;
   /** Ended queues whose actors still answer late messages: never restored from their rows. */
   private readonly tombstones = new Set<string>();
   /** Actor names of queues dropped after a failed restore, until their actors stop. */
@@ -91,8 +96,14 @@ export class RealmQueues {
     return { queues: this.byId.size, parked, sockets };
   }
 
-  /** Send released events to every queue that may receive them, one message per queue. */
+  /** Released events: to every queue that may receive them (held back during restoreAll). */
   deliver(events: readonly PublishedEvent[]): void {
+    if (this.heldLive) this.heldLive.push(events);
+    else this.dispatchAll(events);
+  }
+
+  /** Send events to every queue that may receive them, one message per queue. */
+  private dispatchAll(events: readonly PublishedEvent[]): void {
     const batches = new Map<QueueEntry, PublishedEvent[]>();
     const add = (q: QueueEntry, e: PublishedEvent) => {
       const list = batches.get(q);
@@ -171,7 +182,8 @@ export class RealmQueues {
 
   /**
    * At start-up: every live queue of the realm at once, from two queries (descriptors, then the
-   * log after the oldest cursor), so all of them answer as soon as the server listens.
+   * log after the oldest cursor up to the release watermark), so all of them answer as soon as
+   * the server listens. Events released meanwhile are held back and delivered after the log's.
    */
   async restoreAll(): Promise<number> {
     const { services } = this.realm;
@@ -191,8 +203,15 @@ export class RealmQueues {
     }
     // Each queue skips what it already acknowledged (its `seen` starts at its cursor).
     const oldest = Math.min(...fresh.map((r) => Math.max(r.start_event_id, r.acked_event_id)));
-    const logged = await eventsAfter(services.db, this.realm.id, oldest);
-    if (logged.length > 0) this.deliver(logged.map(toPublished));
+    this.heldLive = [];
+    try {
+      const logged = await eventsAfter(services.db, this.realm.id, oldest, this.realm.events.releasedThrough);
+      this.dispatchAll(logged.map(toPublished));
+    } finally {
+      const held = this.heldLive;
+      this.heldLive = null;
+      for (const events of held ?? []) this.dispatchAll(events);
+    }
     return fresh.length;
   }
 
@@ -219,12 +238,13 @@ export class RealmQueues {
       acked: row.acked_event_id,
       lastContact: row.last_contact,
     });
-    // Registered first, then loaded: an event released meanwhile arrives live and is deduplicated.
-    const after = Math.max(row.start_event_id, row.acked_event_id);
+    // Registered first, then loaded up to the watermark of the moment: what is released later
+    // arrives live, after the load in the mailbox.
+    const range = { afterId: Math.max(row.start_event_id, row.acked_event_id), upTo: this.realm.events.releasedThrough };
     dispatch(entry.ref, {
       kind: 'restore',
       load: async () =>
-        (await eventsForQueue(services.db, this.realm.id, entry.userId, after, descriptor.allPublicStreams)).map(toPublished),
+        (await eventsForQueue(services.db, this.realm.id, entry.userId, range, descriptor.allPublicStreams)).map(toPublished),
     });
     return entry;
   }
