@@ -106,6 +106,9 @@ protocol('each change takes the next id; reports inside 55 s change nothing', as
   clock.advance(10_000);
   const b = await report(cast.admin, { last_update_id: mine });
   assert.is(b.presence_last_update_id, mine);
+  // Such a report is answered without a turn of the presence actor: no ask, one shared answer.
+  const presence = cast.admin.realm.handle.presence;
+  assert.is(presence.report(cast.admin.id, 'active'), presence.report(cast.admin.id, 'active'));
   clock.advance(50_000);
   const c = await report(cast.admin, { status: 'idle', last_update_id: mine });
   assert.is(c.presence_last_update_id, mine + 1);

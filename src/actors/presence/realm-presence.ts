@@ -14,6 +14,7 @@ import {
   legacyWebsitePresence,
   modernPresence,
   withinHistory,
+  type PresenceChange,
   type PresenceRecord,
   type PresenceStatus,
 } from '../../domain/presence.js';
@@ -21,6 +22,9 @@ import { presenceEvent } from '../../domain/events/presence.js';
 import { loadPresence, reservedPresenceId, savePresence } from '../../store/presence.js';
 import { ask, dispatch, fail, ok, reply, spawnActor, type Ref, type Reply } from '../runtime.js';
 import type { UserRecord } from '../realm/state.js';
+
+/** The answer to a report that changes nothing. */
+const NOTHING_CHANGED: Promise<null> = Promise.resolve(null);
 
 const RESERVE_BLOCK = 10_000;
 
@@ -106,9 +110,24 @@ export class RealmPresence {
     this.timer.unref();
   }
 
-  /** Record a client's report. Resolves once the in-memory state has it (no database wait). */
+  /**
+   * Record a client's report. Resolves once the in-memory state has it (no database wait). Most
+   * reports change nothing (a record moves at most once per PRESENCE_MIN_UPDATE_MS, clients
+   * report more often): those are answered without a turn of the actor, whose state they only
+   * read.
+   */
   report(userId: number, status: PresenceStatus): Promise<null> {
+    if (this.loaded && this.changeOf(userId, status, this.realm.services.clock.now()) === null) return NOTHING_CHANGED;
     return ask<PresenceMsg, null>(this.realm.services.runtime, this.ref, (replyTo) => ({ kind: 'report', userId, status, replyTo }));
+  }
+
+  /** What a report would change now; null for nothing (or for a user who shares no presence). */
+  private changeOf(userId: number, status: PresenceStatus, now: number): PresenceChange | null {
+    const u = this.realm.state.user(userId);
+    // Invisible mode: nothing is recorded, so others see the user go offline.
+    if (!u || !visible(u)) return null;
+    const change = applyPresenceReport(userId, this.records.get(userId), status, now);
+    return change.next ? change : null;
   }
 
   /** Wait until the persisted state is loaded (only the first call after start waits). */
@@ -205,13 +224,11 @@ export class RealmPresence {
   }
 
   applyReport(userId: number, status: PresenceStatus): void {
-    const state = this.realm.state;
-    const u = state.user(userId);
-    // Invisible mode: nothing is recorded, so others see the user go offline.
-    if (!u || !visible(u)) return;
     const now = this.realm.services.clock.now();
-    const change = applyPresenceReport(userId, this.records.get(userId), status, now);
-    if (!change.next) return;
+    const change = this.changeOf(userId, status, now);
+    if (!change?.next) return;
+    const state = this.realm.state;
+    const u = state.user(userId)!;
     const record: PresenceRecord = { ...change.next, lastUpdateId: ++this.lastUpdateId };
     this.records.set(userId, record);
     this.log.append(userId, record.lastUpdateId);
