@@ -37,10 +37,10 @@ export class RealmEventStream {
 
   /** Reserve ids for the events and write them to the log; call inside the transaction. */
   async append(tx: CommonQueryMethods, specs: readonly EventSpec[]): Promise<{ ticket: Pending; events: PublishedEvent[] }> {
-    let ticket: Pending | undefined;
+    // Tracked inside the hand-out (onTake), before the ids come back.
+    let ticket!: Pending;
     const reserved = this.ids.reserve(idsNeeded(specs), tx, (ids) => (ticket = this.order.track(ids[0]!)));
     const ids = Array.isArray(reserved) ? reserved : await reserved;
-    if (!ticket) throw new Error('reservation not tracked');
     const events = assignIds(specs, ids, true);
     try {
       await insertEvents(tx, this.realmId, events);
@@ -90,10 +90,9 @@ export class RealmEventStream {
   /** Events that are not logged (typing): released as soon as every earlier event is. */
   async publishEphemeral(specs: readonly EventSpec[]): Promise<void> {
     if (specs.length === 0) return;
-    let ticket: Pending | undefined;
+    let ticket!: Pending;
     const reserved = this.ids.reserve(idsNeeded(specs), undefined, (ids) => (ticket = this.order.track(ids[0]!)));
     const ids = Array.isArray(reserved) ? reserved : await reserved;
-    if (!ticket) throw new Error('reservation not tracked');
     this.order.complete(ticket, assignIds(specs, ids, false));
   }
 }
