@@ -34,20 +34,20 @@ audience.before(async () => {
 audience('a sender who is not subscribed hears that their message moved', async () => {
   const { owner, member } = cast;
   await createChannel(owner, 'square');
-  await createChannel(owner, 'plaza');
+  const to = await createChannel(owner, 'plaza');
   const id = await sendToChannel(member, 'square', 'news', 'from outside');
   const q = await queueOf(member);
-  assertSuccess(await owner.patch(`/api/v1/messages/${id}`, { stream_id: realm.handle.state.channels.byName('plaza')!.id }));
+  assertSuccess(await owner.patch(`/api/v1/messages/${id}`, { stream_id: to }));
   assert.equal(await heard(member, q, id), ['update_message']);
 });
 
 audience('a guest moved into a web-public channel keeps reading it: an update, not a delete', async () => {
   const { owner, guest } = cast;
   await createChannel(owner, 'porch', { others: [guest] });
-  await createChannel(owner, 'window', { is_web_public: true });
+  const to = await createChannel(owner, 'window', { is_web_public: true });
   const id = await sendToChannel(owner, 'porch', 'news', 'visible to the world');
   const q = await queueOf(guest);
-  assertSuccess(await owner.patch(`/api/v1/messages/${id}`, { stream_id: realm.handle.state.channels.byName('window')!.id }));
+  assertSuccess(await owner.patch(`/api/v1/messages/${id}`, { stream_id: to }));
   assert.equal(await heard(guest, q, id), ['update_message']);
   assertSuccess(await guest.get(`/api/v1/messages/${id}`));
 });
@@ -55,22 +55,22 @@ audience('a guest moved into a web-public channel keeps reading it: an update, n
 audience('a subscriber who never held the message and loses sight of it gets a delete, not the new place', async () => {
   const { owner, member } = cast;
   await createChannel(owner, 'club', { invite_only: true, history_public_to_subscribers: true });
-  await createChannel(owner, 'vault', { invite_only: true });
+  const to = await createChannel(owner, 'vault', { invite_only: true });
   const id = await sendToChannel(owner, 'club', 'plans', 'before you came');
   assertSuccess(await owner.post('/api/v1/users/me/subscriptions', { subscriptions: [{ name: 'club' }], principals: [member.id] }));
   const q = await queueOf(member);
-  assertSuccess(await owner.patch(`/api/v1/messages/${id}`, { stream_id: realm.handle.state.channels.byName('vault')!.id }));
+  assertSuccess(await owner.patch(`/api/v1/messages/${id}`, { stream_id: to }));
   assert.equal(await heard(member, q, id), ['delete_message']);
 });
 
 audience('a plain subscriber of both channels hears one update', async () => {
   const { owner, admin } = cast;
   await createChannel(owner, 'left', { others: [admin] });
-  await createChannel(owner, 'right');
+  const to = await createChannel(owner, 'right');
   await subscribe(admin, 'right');
   const id = await sendToChannel(owner, 'left', 'news', 'travelling');
   const q = await queueOf(admin);
-  assertSuccess(await owner.patch(`/api/v1/messages/${id}`, { stream_id: realm.handle.state.channels.byName('right')!.id }));
+  assertSuccess(await owner.patch(`/api/v1/messages/${id}`, { stream_id: to }));
   assert.equal(await heard(admin, q, id), ['update_message']);
 });
 
@@ -78,10 +78,10 @@ audience('a deactivated subscriber gets no row for a message moved into protecte
   const { owner, member } = cast;
   const away = await realm.createUser({ name: 'Away Member' });
   await createChannel(owner, 'hall');
-  await createChannel(owner, 'bunker', { invite_only: true, others: [away, member] });
+  const to = await createChannel(owner, 'bunker', { invite_only: true, others: [away, member] });
   const id = await sendToChannel(owner, 'hall', 'news', 'moved while away');
   await deactivate(away);
-  assertSuccess(await owner.patch(`/api/v1/messages/${id}`, { stream_id: realm.handle.state.channels.byName('bunker')!.id }));
+  assertSuccess(await owner.patch(`/api/v1/messages/${id}`, { stream_id: to }));
   assertSuccess(await owner.post(`/api/v1/users/${away.id}/reactivate`));
   assertError(await away.get(`/api/v1/messages/${id}`), 'Invalid message(s)');
   assertSuccess(await member.get(`/api/v1/messages/${id}`));
