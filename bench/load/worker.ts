@@ -127,84 +127,77 @@ function record(job: ParkJob, events: EventsAnswer['events'], at: number): numbe
   return max;
 }
 
-async function parkHttp(job: ParkJob): Promise<{ connected: number; failed: number }> {
-  let connected = 0;
-  let failed = 0;
-  // Connect in slices: thousands of simultaneous SYNs overflow the listen backlog.
+/**
+ * Connect every client with `connect` (true when it connected), in slices: thousands of
+ * simultaneous SYNs overflow the listen backlog.
+ */
+async function connectInSlices(clients: ParkJob['clients'], connect: (c: ParkJob['clients'][number]) => Promise<boolean>): Promise<{ connected: number; failed: number }> {
   const SLICE = 500;
-  for (let s = 0; s < job.clients.length; s += SLICE) {
-    await Promise.all(
-      job.clients.slice(s, s + SLICE).map(async (c) => {
-        const conn = new HttpConnection(job.port, localAddress);
-        closers.push(() => conn.close());
-        try {
-          await conn.ready;
-        } catch (e) {
-          failed += 1;
-          noteError(e);
-          return;
-        }
-        connected += 1;
-        let last = c.last;
-        const loop = async () => {
-          for (;;) {
-            const res = await conn.send(encodeRequest({ method: 'GET', path: c.path.replace('{LAST}', String(last)), headers: c.headers }, job.host));
-            const at = now();
-            if (res.status !== 200) {
-              noteError(`${res.status} ${res.body.slice(0, 200)}`);
-              return;
-            }
-            if (job.mode === 'plain') {
-              delivered.push(at);
-              continue;
-            }
-            const max = record(job, (JSON.parse(res.body) as EventsAnswer).events, at);
-            if (max > last) last = max;
-          }
-        };
-        loop().catch((e: unknown) => {
-          if ((e as Error).message !== 'connection closed') noteError(e);
-        });
-      }),
-    );
+  let connected = 0;
+  for (let s = 0; s < clients.length; s += SLICE) {
+    const results = await Promise.all(clients.slice(s, s + SLICE).map(connect));
+    connected += results.filter(Boolean).length;
   }
-  return { connected, failed };
+  return { connected, failed: clients.length - connected };
 }
 
-async function parkSockets(job: ParkJob): Promise<{ connected: number; failed: number }> {
-  let connected = 0;
-  let failed = 0;
-  const SLICE = 500;
-  for (let s = 0; s < job.clients.length; s += SLICE) {
-    await Promise.all(
-      job.clients.slice(s, s + SLICE).map(
-        (c) =>
-          new Promise<void>((resolve) => {
-            const ws = new WebSocket(`ws://127.0.0.1:${job.port}${c.path.replace('{LAST}', String(c.last))}`, {
-              headers: { host: job.host, ...c.headers },
-              localAddress,
-              perMessageDeflate: false,
-            });
-            closers.push(() => ws.terminate());
-            ws.once('open', () => {
-              connected += 1;
-              resolve();
-            });
-            ws.once('error', (e) => {
-              failed += 1;
-              noteError(e);
-              resolve();
-            });
-            ws.on('message', (data: Buffer) => {
-              const at = now();
-              const max = record(job, (JSON.parse(data.toString('utf8')) as EventsAnswer).events, at);
-              if (Number.isFinite(max)) ws.send(JSON.stringify({ ack: max }));
-            });
-          }),
-      ),
-    );
-  }
-  return { connected, failed };
+function parkHttp(job: ParkJob): Promise<{ connected: number; failed: number }> {
+  return connectInSlices(job.clients, async (c) => {
+    const conn = new HttpConnection(job.port, localAddress);
+    closers.push(() => conn.close());
+    try {
+      await conn.ready;
+    } catch (e) {
+      noteError(e);
+      return false;
+    }
+    let last = c.last;
+    const loop = async () => {
+      for (;;) {
+        const res = await conn.send(encodeRequest({ method: 'GET', path: c.path.replace('{LAST}', String(last)), headers: c.headers }, job.host));
+        const at = now();
+        if (res.status !== 200) {
+          noteError(`${res.status} ${res.body.slice(0, 200)}`);
+          return;
+        }
+        if (job.mode === 'plain') {
+          delivered.push(at);
+          continue;
+        }
+        const max = record(job, (JSON.parse(res.body) as EventsAnswer).events, at);
+        if (max > last) last = max;
+      }
+    };
+    loop().catch((e: unknown) => {
+      if ((e as Error).message !== 'connection closed') noteError(e);
+    });
+    return true;
+  });
+}
+
+function parkSockets(job: ParkJob): Promise<{ connected: number; failed: number }> {
+  return connectInSlices(
+    job.clients,
+    (c) =>
+      new Promise<boolean>((resolve) => {
+        const ws = new WebSocket(`ws://127.0.0.1:${job.port}${c.path.replace('{LAST}', String(c.last))}`, {
+          headers: { host: job.host, ...c.headers },
+          localAddress,
+          perMessageDeflate: false,
+        });
+        closers.push(() => ws.terminate());
+        ws.once('open', () => resolve(true));
+        ws.once('error', (e) => {
+          noteError(e);
+          resolve(false);
+        });
+        ws.on('message', (data: Buffer) => {
+          const at = now();
+          const max = record(job, (JSON.parse(data.toString('utf8')) as EventsAnswer).events, at);
+          if (Number.isFinite(max)) ws.send(JSON.stringify({ ack: max }));
+        });
+      }),
+  );
 }
 
 async function handle(cmd: Command): Promise<void> {
