@@ -6,7 +6,7 @@ import * as assert from 'uvu/assert';
 import { z } from 'zod';
 import { IdAllocator, ReleaseOrder, type PublishedEvent } from '../../src/actors/event-sequencer.js';
 import { RealmEventStream, writeWithEvents } from '../../src/actors/realm-events.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { startTestServer, type TestRealm, type TestServer } from '../helpers/server.js';
 
 /** A stand-in connection whose `nextval` answers come from a script (in order of calls). */
 function fakeSequence(step: number, starts: number[], delays: number[] = []) {
@@ -147,11 +147,17 @@ stream.after(() => server.close());
 const countEvents = (realmId: number) =>
   server.app.db.oneFirst(sql.type(z.object({ n: z.number() }))`SELECT count(*)::int AS n FROM events WHERE realm_id = ${realmId}`);
 
-stream('events are logged in the transaction and released after commit', async () => {
+/** A stream of its own for a new organization, and what it releases (as `pick` shows it), in order. */
+async function newStream<T>(pick: (e: PublishedEvent) => T): Promise<{ realm: TestRealm; s: RealmEventStream; got: T[] }> {
   const realm = await server.createRealm();
   const s = new RealmEventStream(realm.id, server.app.ids, realm.handle.events.releasedThrough);
-  const got: PublishedEvent[] = [];
-  s.subscribe((es) => got.push(...es));
+  const got: T[] = [];
+  s.subscribe((es) => got.push(...es.map(pick)));
+  return { realm, s, got };
+}
+
+stream('events are logged in the transaction and released after commit', async () => {
+  const { realm, s, got } = await newStream((e) => e);
   const before = await countEvents(realm.id);
   const result = await writeWithEvents(server.app.db, s, async (_tx, emit) => {
     emit({ type: 'custom', payload: { n: 1 }, userIds: [realm.owner.id] });
@@ -167,10 +173,7 @@ stream('events are logged in the transaction and released after commit', async (
 });
 
 stream('a rolled-back transaction releases nothing and logs nothing', async () => {
-  const realm = await server.createRealm();
-  const s = new RealmEventStream(realm.id, server.app.ids, realm.handle.events.releasedThrough);
-  const got: PublishedEvent[] = [];
-  s.subscribe((es) => got.push(...es));
+  const { realm, s, got } = await newStream((e) => e);
   const before = await countEvents(realm.id);
   try {
     await writeWithEvents(server.app.db, s, async (tx, emit) => {
@@ -189,10 +192,7 @@ stream('a rolled-back transaction releases nothing and logs nothing', async () =
 });
 
 stream('ephemeral events wait behind reservations still in flight', async () => {
-  const realm = await server.createRealm();
-  const s = new RealmEventStream(realm.id, server.app.ids, realm.handle.events.releasedThrough);
-  const got: string[] = [];
-  s.subscribe((es) => got.push(...es.map((e) => e.type)));
+  const { s, got } = await newStream((e) => e.type);
   const appended = await server.app.db.transaction(async (tx) => {
     const a = await s.append(tx, [{ type: 'logged', payload: {}, userIds: null }]);
     await s.publishEphemeral([{ type: 'typing', payload: {}, userIds: null }]);
@@ -239,10 +239,7 @@ async function until(cond: () => boolean): Promise<void> {
 }
 
 stream('a commit in doubt that did commit: its events are released, in order, once the log shows them', async () => {
-  const realm = await server.createRealm();
-  const s = new RealmEventStream(realm.id, server.app.ids, realm.handle.events.releasedThrough);
-  const got: string[] = [];
-  s.subscribe((es) => got.push(...es.map((e) => e.type)));
+  const { s, got } = await newStream((e) => e.type);
   try {
     await writeWithEvents(flakyPool({ commits: true, downChecks: 2 }), s, async (_tx, emit) => emit({ type: 'in-doubt', payload: {}, userIds: null }));
     assert.unreachable('the caller is told the write failed');
@@ -257,10 +254,7 @@ stream('a commit in doubt that did commit: its events are released, in order, on
 });
 
 stream('a commit in doubt that did not commit: nothing is released, and later events are not held', async () => {
-  const realm = await server.createRealm();
-  const s = new RealmEventStream(realm.id, server.app.ids, realm.handle.events.releasedThrough);
-  const got: string[] = [];
-  s.subscribe((es) => got.push(...es.map((e) => e.type)));
+  const { realm, s, got } = await newStream((e) => e.type);
   const before = await countEvents(realm.id);
   try {
     await writeWithEvents(flakyPool({ commits: false, downChecks: 1 }), s, async (_tx, emit) => emit({ type: 'lost', payload: {}, userIds: null }));
