@@ -8,6 +8,7 @@ import { ApiError, errors, isApiError } from '../domain/errors.js';
 import { isDatabaseUnavailable } from '../store/database.js';
 import { authenticate } from './auth.js';
 import { parseParams } from './body.js';
+import { Hangup } from '../hangup.js';
 import { RawJson, RawResponse, type Data, type Endpoint, type RequestContext } from './endpoint.js';
 import { validateParams } from './params.js';
 import type { RateDecision } from './rate-limit.js';
@@ -23,7 +24,8 @@ export interface ApiRequest {
   readonly headers: Readonly<Record<string, string>>;
   readonly body: Buffer | null;
   readonly remoteAddress: string;
-  readonly signal?: AbortSignal | undefined;
+  /** Fired when the client goes away; absent for requests that cannot hang up (tests). */
+  readonly hangup?: Hangup | undefined;
 }
 
 export interface ApiResponse {
@@ -93,7 +95,8 @@ export function createDispatcher(app: App, tables: { api: RouteTable; site: Rout
 
   return async function dispatch(req: ApiRequest): Promise<ApiResponse> {
     const started = performance.now();
-    const requestId = randomUUID();
+    // Made only when a log line or an error answer needs it.
+    let requestId: string | undefined;
     let userId: number | null = null;
     let rate: RateDecision | null = null;
     let counted = false;
@@ -129,12 +132,11 @@ export function createDispatcher(app: App, tables: { api: RouteTable; site: Rout
         app,
         realm,
         user,
-        requestId,
         remoteAddress: req.remoteAddress,
         headers: req.headers,
         files,
-        // Each request gets its own signal (parked polls listen on it; a shared one would pile up).
-        signal: req.signal ?? new AbortController().signal,
+        // Each request gets its own (parked polls listen to it; a shared one would pile up).
+        hangup: req.hangup ?? new Hangup(),
         log,
       };
       const out = await (endpoint as Endpoint).handle(ctx, values);
@@ -158,12 +160,13 @@ export function createDispatcher(app: App, tables: { api: RouteTable; site: Rout
         // During an outage every request fails alike: one line a second, with the count.
         const now = performance.now();
         if (now - outage.loggedAt >= 1000) {
-          log.warn({ requestId, err: (e as Error).message, alike: outage.suppressed }, 'database unavailable');
+          log.warn({ requestId: (requestId ??= randomUUID()), err: (e as Error).message, alike: outage.suppressed }, 'database unavailable');
           outage.loggedAt = now;
           outage.suppressed = 0;
         } else outage.suppressed++;
         res = errorResponse(errors.unavailable('The database'));
       } else {
+        requestId ??= randomUUID();
         log.error({ err: e, requestId, method: req.method, path: req.path }, 'request failed');
         res = errorResponse(errors.internal(requestId));
       }
@@ -173,17 +176,19 @@ export function createDispatcher(app: App, tables: { api: RouteTable; site: Rout
     app.metrics.requests.inc({ route, method: req.method, status: res.status });
     app.metrics.latency.observe({ route, method: req.method }, seconds);
     if (res.status === 429) app.metrics.rateLimited.inc();
-    log.info(
-      {
-        requestId,
-        method: req.method,
-        path: req.path,
-        status: res.status,
-        ms: Math.round((performance.now() - started) * 10) / 10,
-        user: userId,
-      },
-      'request',
-    );
+    if (log.isLevelEnabled('info')) {
+      log.info(
+        {
+          requestId: requestId ?? randomUUID(),
+          method: req.method,
+          path: req.path,
+          status: res.status,
+          ms: Math.round((performance.now() - started) * 10) / 10,
+          user: userId,
+        },
+        'request',
+      );
+    }
     return res;
   };
 }

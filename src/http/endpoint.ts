@@ -8,6 +8,7 @@ import type { UserRecord } from '../actors/realm/state.js';
 import type { UploadedFile } from './body.js';
 import type { ParamShape } from './params.js';
 import type { Logger } from 'pino';
+import type { Hangup } from '../hangup.js';
 
 /**
  * - `user`: HTTP Basic credentials required (at the site root, a browser session also counts);
@@ -21,12 +22,11 @@ export interface RequestContext {
   /** The organization of the request's Host (null only for endpoints with realm: 'optional'). */
   readonly realm: RealmHandle | null;
   readonly user: UserRecord | null;
-  readonly requestId: string;
   readonly remoteAddress: string;
   readonly headers: Readonly<Record<string, string>>;
   readonly files: readonly UploadedFile[];
-  /** Aborted when the client goes away (parked long-polls listen to it). */
-  readonly signal: AbortSignal;
+  /** Fired when the client goes away (parked long-polls listen to it). */
+  readonly hangup: Hangup;
   readonly log: Logger;
 }
 

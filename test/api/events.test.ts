@@ -3,6 +3,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Role } from '../../src/domain/roles.js';
+import { Hangup } from '../../src/hangup.js';
 import { assertError, assertSuccess } from '../helpers/assert.js';
 import { drainEvents, expectConsistent } from '../helpers/consistency.js';
 import { startTestServer, type TestRealm, type TestServer, type TestUser } from '../helpers/server.js';
@@ -204,10 +205,10 @@ ev('deleting a queue answers its parked poll', async () => {
 
 ev('a client that goes away releases its parked poll; the queue stays', async () => {
   const { queue_id } = await register(alice, { event_types: ['realm_user'] });
-  const controller = new AbortController();
-  const parked = alice.get('/api/v1/events', { queue_id }, { signal: controller.signal });
+  const hangup = new Hangup();
+  const parked = alice.get('/api/v1/events', { queue_id }, { hangup });
   await new Promise((r) => setTimeout(r, 50));
-  controller.abort();
+  hangup.fire();
   await parked; // the in-process dispatcher still resolves; over HTTP the socket is gone
   const u = await realm.createUser();
   const r = assertSuccess(await alice.get('/api/v1/events', { queue_id, dont_block: true }));

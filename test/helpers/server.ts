@@ -13,6 +13,7 @@ import { Role } from '../../src/domain/roles.js';
 import type { SystemGroupName } from '../../src/domain/system-groups.js';
 import { updateRealmSettings } from '../../src/store/realms.js';
 import { hashPassword, newServerSecret, secretFromBase64 } from '../../src/domain/secrets.js';
+import type { Hangup } from '../../src/hangup.js';
 import { createDispatcher, type ApiResponse, type Dispatch } from '../../src/http/dispatch.js';
 import { apiRoutes, siteRoutes } from '../../src/http/routes.js';
 import type { RouteTable } from '../../src/http/router.js';
@@ -58,7 +59,7 @@ export interface RequestOptions {
   readonly contentType?: string;
   /** Put parameters in the query string even for POST/PATCH/DELETE. */
   readonly inQuery?: boolean;
-  readonly signal?: AbortSignal;
+  readonly hangup?: Hangup;
 }
 
 export const basic = (email: string, key: string) => `Basic ${Buffer.from(`${email}:${key}`).toString('base64')}`;
@@ -87,7 +88,7 @@ export class TestServer {
     }
     const [p, q = ''] = path.split('?');
     const query = [q, inQuery ? encoded : ''].filter((s) => s.length > 0).join('&');
-    const res = await this.dispatch({ method, path: p!, query, headers, body, remoteAddress: '127.0.0.1', signal: o.signal });
+    const res = await this.dispatch({ method, path: p!, query, headers, body, remoteAddress: '127.0.0.1', hangup: o.hangup });
     return toTestResponse(res);
   }
 

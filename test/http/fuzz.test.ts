@@ -8,6 +8,7 @@
 import fc from 'fast-check';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { Hangup } from '../../src/hangup.js';
 import type { ApiRequest, ApiResponse } from '../../src/http/dispatch.js';
 import { siteRoutes } from '../../src/http/routes.js';
 import { assertSuccess } from '../helpers/assert.js';
@@ -132,12 +133,12 @@ async function restoreCallers(): Promise<void> {
 
 /** dispatch() with a client that hangs up after 50 ms (a parked GET /events then answers). */
 async function send(req: ApiRequest): Promise<ApiResponse> {
-  const client = new AbortController();
-  const hangUp = setTimeout(() => client.abort(), 50);
+  const hangup = new Hangup();
+  const hangUp = setTimeout(() => hangup.fire(), 50);
   let hung: NodeJS.Timeout | undefined;
   try {
     return await Promise.race([
-      server.dispatch({ ...req, signal: client.signal }),
+      server.dispatch({ ...req, hangup }),
       new Promise<never>((_, reject) => (hung = setTimeout(() => reject(new Error('no answer within 30 s')), 30_000))),
     ]);
   } finally {

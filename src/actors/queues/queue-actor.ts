@@ -8,6 +8,7 @@ import { ApiError, errors } from '../../domain/errors.js';
 import { eventNarrowPredicate } from '../../domain/event-narrow.js';
 import type { ClientEvent, ClientView, RealmLookup } from '../../domain/events/view.js';
 import type { Clock } from '../../clock.js';
+import type { Hangup } from '../../hangup.js';
 import type { PublishedEvent } from '../event-sequencer.js';
 import { dispatch, type Ref } from '../runtime.js';
 import { wantsType, type QueueDescriptor } from './descriptor.js';
@@ -33,7 +34,7 @@ export type EndReason = 'deleted' | 'expired' | 'deactivated' | 'shutdown' | 'un
 export type QueueMsg =
   | { readonly kind: 'restore'; readonly load: () => Promise<readonly PublishedEvent[]> }
   | { readonly kind: 'deliver'; readonly events: readonly PublishedEvent[]; readonly cache: PresentationCache }
-  | { readonly kind: 'poll'; readonly lastEventId: number; readonly dontBlock: boolean; readonly respond: Responder; readonly signal: AbortSignal }
+  | { readonly kind: 'poll'; readonly lastEventId: number; readonly dontBlock: boolean; readonly respond: Responder; readonly hangup: Hangup }
   | { readonly kind: 'abandon'; readonly respond: Responder }
   | { readonly kind: 'tick' }
   | { readonly kind: 'attach'; readonly socket: QueueSocket; readonly lastEventId: number }
@@ -78,7 +79,7 @@ export interface QueueEnvironment {
 interface Parked {
   readonly respond: Responder;
   readonly since: number;
-  readonly detach: () => void;
+  readonly hangup: Hangup;
 }
 
 export interface QueueState {
@@ -169,7 +170,7 @@ export async function queueActor(st: QueueState, msg: QueueMsg): Promise<QueueSt
       accept(st, msg.events, msg.cache);
       break;
     case 'poll':
-      poll(st, msg.lastEventId, msg.dontBlock, msg.respond, msg.signal);
+      poll(st, msg.lastEventId, msg.dontBlock, msg.respond, msg.hangup);
       break;
     case 'abandon':
       // The client went away: settle its request (the answer goes nowhere) and keep the events.
@@ -233,17 +234,16 @@ function accept(st: QueueState, events: readonly PublishedEvent[], cache: Presen
   if (st.socket) flushSocket(st);
 }
 
-function poll(st: QueueState, lastEventId: number, dontBlock: boolean, respond: Responder, signal: AbortSignal): void {
+function poll(st: QueueState, lastEventId: number, dontBlock: boolean, respond: Responder, hangup: Hangup): void {
   touch(st);
   acknowledge(st, lastEventId);
   if (st.parked) answerParked(st); // one parked poll per queue: the older one gets what there is
-  if (st.buffer.length > 0 || dontBlock || signal.aborted) {
+  if (st.buffer.length > 0 || dontBlock || hangup.gone) {
     respondWith(st, respond);
     return;
   }
-  const onAbort = () => dispatch(st.entry.ref, { kind: 'abandon', respond });
-  signal.addEventListener('abort', onAbort, { once: true });
-  st.parked = { respond, since: st.env.clock.now(), detach: () => signal.removeEventListener('abort', onAbort) };
+  hangup.listen(() => dispatch(st.entry.ref, { kind: 'abandon', respond }));
+  st.parked = { respond, since: st.env.clock.now(), hangup };
   st.entry.parked = true;
 }
 
@@ -258,7 +258,7 @@ function takeParked(st: QueueState): Parked | null {
   if (!p) return null;
   st.parked = null;
   st.entry.parked = false;
-  p.detach();
+  p.hangup.listen(null);
   return p;
 }
 

@@ -103,7 +103,7 @@ export const getEvents = userEndpoint(
   }),
   async (ctx, params) => {
     const entry = await ownQueue(ctx.realm, ctx.user.id, params.queue_id);
-    const r = await ctx.realm.queues.poll(entry, params.last_event_id, params.dont_block, ctx.signal);
+    const r = await ctx.realm.queues.poll(entry, params.last_event_id, params.dont_block, ctx.hangup);
     if ('error' in r) throw r.error;
     return { events: new RawJson(eventsJson(r.events)), queue_id: entry.id };
   },

@@ -1,0 +1,29 @@
+// A request's client going away, as the parked long-poll that waits for it sees it.
+
+/**
+ * Fired when a request's client goes away; a parked long-poll listens to it. One exists per
+ * request, tens of thousands at once when polls are parked, so it is a flag and one listener: an
+ * AbortController with its event target and listener costs about a kilobyte.
+ */
+export class Hangup {
+  private listener: (() => void) | null = null;
+  private hungUp = false;
+
+  get gone(): boolean {
+    return this.hungUp;
+  }
+
+  /** `f` runs once, when the client goes away (not if it already has); null stops listening. */
+  listen(f: (() => void) | null): void {
+    this.listener = f;
+  }
+
+  /** The client went away (uWS `onAborted`); later calls do nothing. */
+  fire(): void {
+    if (this.hungUp) return;
+    this.hungUp = true;
+    const f = this.listener;
+    this.listener = null;
+    f?.();
+  }
+}
