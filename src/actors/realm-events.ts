@@ -109,23 +109,43 @@ export async function writeWithEvents<T>(
   beforeRelease?: (result: T) => void,
 ): Promise<T> {
   const appended: { value: { ticket: Pending; events: PublishedEvent[] } | null } = { value: null };
-  let committing = false;
+  // Where the handler is ('returned': the COMMIT may have been sent), and whether the transaction
+  // failed under it (objects: the handler's closure sets them).
+  const progress: { handler: 'not started' | 'running' | 'returned' | 'threw'; abandoned: boolean } = { handler: 'not started', abandoned: false };
   try {
     const result = await db.transaction(async (tx) => {
-      const specs: EventSpec[] = [];
-      const r = await work(tx, (e) => specs.push(e));
-      if (specs.length > 0) appended.value = await stream.append(tx, specs);
-      committing = true;
-      return r;
+      progress.handler = 'running';
+      try {
+        const specs: EventSpec[] = [];
+        const r = await work(tx, (e) => specs.push(e));
+        if (!progress.abandoned && specs.length > 0) appended.value = await stream.append(tx, specs);
+        if (progress.abandoned) {
+          if (appended.value) stream.aborted(appended.value.ticket);
+          appended.value = null;
+          throw new Error('The transaction failed while its handler ran'); // rolls back
+        }
+        progress.handler = 'returned';
+        return r;
+      } catch (e) {
+        progress.handler = 'threw';
+        throw e;
+      }
     });
     beforeRelease?.(result);
     if (appended.value) stream.committed(appended.value.ticket, appended.value.events);
     return result;
   } catch (e) {
-    // The caller still fails (a 503: the client retries, with its Idempotency-Key for sends);
-    // the events are released only if the log shows the commit happened.
-    if (appended.value && committing && isDatabaseUnavailable(e)) void stream.inDoubt(db, appended.value.ticket, appended.value.events);
-    else if (appended.value) stream.aborted(appended.value.ticket);
+    // The caller still fails (a 503: the client retries, with its Idempotency-Key for sends).
+    if (progress.handler === 'running') {
+      // slonik fails a transaction the moment its connection reports an error, while the
+      // handler runs on. The handler then throws (a rollback, though the broken connection
+      // would refuse the COMMIT anyway) and aborts the ids it reserved; otherwise the release
+      // order would wait for them for good.
+      progress.abandoned = true;
+    } else if (appended.value && progress.handler === 'returned' && isDatabaseUnavailable(e)) {
+      // The connection was lost during COMMIT: released only if the log shows it happened.
+      void stream.inDoubt(db, appended.value.ticket, appended.value.events);
+    } else if (appended.value) stream.aborted(appended.value.ticket);
     throw e;
   }
 }

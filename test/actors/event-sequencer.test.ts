@@ -268,6 +268,51 @@ stream('a commit in doubt that did not commit: nothing is released, and later ev
   assert.is(await countEvents(realm.id), before + 1);
 });
 
+/**
+ * The app's pool, except that each transaction fails with a lost connection as soon as `lose` is
+ * called, while its handler is still running, as slonik fails one whose connection reports an
+ * error. The handler runs on, and its transaction is rolled back when it is done.
+ */
+function poolLosingConnectionUnderHandler(lost: Promise<void>) {
+  const real = server.app.db;
+  return new Proxy(real, {
+    get(target, name) {
+      if (name === 'transaction')
+        return (handler: Parameters<typeof real.transaction>[0]) =>
+          new Promise((_, reject) => {
+            void lost.then(() => reject(connectionLost()));
+            real.transaction(handler).then(
+              () => undefined,
+              () => undefined,
+            );
+          });
+      return Reflect.get(target, name) as unknown;
+    },
+  });
+}
+
+stream('a transaction that fails while its handler runs: its events are never released, and later ones are not held', async () => {
+  const { realm, s, got } = await newStream((e) => e.type);
+  const before = await countEvents(realm.id);
+  let lose!: () => void;
+  const lost = new Promise<void>((r) => (lose = r));
+  let handlerDone!: () => void;
+  const done = new Promise<void>((r) => (handlerDone = r));
+  const failing = writeWithEvents(poolLosingConnectionUnderHandler(lost), s, async (tx, emit) => {
+    lose();
+    await tx.query(sql.unsafe`SELECT pg_sleep(0.05)`); // the transaction fails meanwhile
+    emit({ type: 'lost', payload: {}, userIds: null });
+    setTimeout(handlerDone, 100); // after the ids reserved on the way out
+  });
+  assert.match(await failing.then(() => 'committed', (e: Error) => e.message), /Connection terminated/);
+  await done;
+  // A later write commits: it used to wait for good behind the ids the failed handler reserved.
+  await writeWithEvents(server.app.db, s, async (_tx, emit) => emit({ type: 'later', payload: {}, userIds: null }));
+  await until(() => got.length > 0);
+  assert.equal(got, ['later']);
+  assert.is(await countEvents(realm.id), before + 1, 'the failed transaction was rolled back');
+});
+
 alloc.run();
 order.run();
 handout.run();
