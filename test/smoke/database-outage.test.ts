@@ -194,11 +194,10 @@ if (!bin) {
     assert.equal(log.unexpected, [], 'only 200 or 503 answers to sends');
     assert.equal(storageProblems(log.acks, sent), []);
     assert.equal(refused, [], 'requests refused with 503 stored nothing');
-    // Live delivery once the database is back. It used to stall in 1 run of 10 to 15 beside the
-    // model test and the fuzzer, until event ids handed out after a wait were registered at once
-    // and restores stopped reading past the release watermark; slonik's driver is also patched
-    // (patches/) so that a broken connection gives its pool slot up. On failure, the message says
-    // what each queue still holds.
+    // Live delivery once the database is back. It used to stall in about 1 run of 8 beside the
+    // model test and the fuzzer: slonik failed a write's transaction on a connection error while
+    // its handler ran on and reserved event ids, which then held the release order for good
+    // (fixed in writeWithEvents). On failure, the message says what each queue still holds.
     if (!drained) {
       const lines = ['consumers did not receive every message event within 30 s after the outages'];
       for (const q of log.consumers) {
