@@ -40,6 +40,21 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  /** Each route, method and status's counter and histogram, found once (labels are hashed per lookup). */
+  private readonly perRequest = new Map<string, { count: { inc(): void }; time: { observe(v: number): void } }>();
+
+  /** Count a request and its duration, by route pattern, method and status. */
+  request(route: string, method: string, status: number, seconds: number): void {
+    const key = `${status} ${method} ${route}`;
+    let m = this.perRequest.get(key);
+    if (!m) {
+      m = { count: this.requests.labels(route, method, String(status)), time: this.latency.labels(route, method) };
+      this.perRequest.set(key, m);
+    }
+    m.count.inc();
+    m.time.observe(seconds);
+  }
+
   constructor(queueCounts: () => QueueCounts) {
     const gauge = (name: string, help: string, pick: (c: QueueCounts) => number) =>
       new Gauge({

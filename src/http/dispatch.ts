@@ -173,8 +173,7 @@ export function createDispatcher(app: App, tables: { api: RouteTable; site: Rout
     }
     if (rate) res = withRateHeaders(res, rate);
     const seconds = (performance.now() - started) / 1000;
-    app.metrics.requests.inc({ route, method: req.method, status: res.status });
-    app.metrics.latency.observe({ route, method: req.method }, seconds);
+    app.metrics.request(route, req.method, res.status, seconds);
     if (res.status === 429) app.metrics.rateLimited.inc();
     if (log.isLevelEnabled('info')) {
       log.info(

@@ -106,6 +106,9 @@ manage('PATCH /bots/{id}: rename and re-own, seen by owners and administrators',
 
 manage('regenerating a key and deactivating a bot', async () => {
   const b = await realm.createUser({ bot: true, botOwnerId: member.id });
+  // The old key authenticates first (the server remembers headers that matched): it must still
+  // stop working the moment a new key is made.
+  assertSuccess(await b.get('/api/v1/users/me'));
   let key = '';
   await expectConsistent(member, async () => {
     key = assertSuccess(await member.post(`/api/v1/bots/${b.id}/api_key/regenerate`)).api_key;
