@@ -109,20 +109,21 @@ export async function writeWithEvents<T>(
   beforeRelease?: (result: T) => void,
 ): Promise<T> {
   const appended: { value: { ticket: Pending; events: PublishedEvent[] } | null } = { value: null };
-  // Where the handler is ('returned': the COMMIT may have been sent), and whether the transaction
-  // failed under it (objects: the handler's closure sets them).
-  const progress: { handler: 'not started' | 'running' | 'returned' | 'threw'; abandoned: boolean } = { handler: 'not started', abandoned: false };
+  // Whether the handler is done ('returned': the COMMIT may have been sent), and whether the
+  // transaction failed before it was (objects: the handler's closure reads and sets them).
+  const progress: { handler: 'pending' | 'returned' | 'threw'; abandoned: boolean } = { handler: 'pending', abandoned: false };
+  const abandon = () => new Error('The transaction failed before its handler was done'); // rolls back
   try {
     const result = await db.transaction(async (tx) => {
-      progress.handler = 'running';
       try {
+        if (progress.abandoned) throw abandon();
         const specs: EventSpec[] = [];
         const r = await work(tx, (e) => specs.push(e));
         if (!progress.abandoned && specs.length > 0) appended.value = await stream.append(tx, specs);
         if (progress.abandoned) {
           if (appended.value) stream.aborted(appended.value.ticket);
           appended.value = null;
-          throw new Error('The transaction failed while its handler ran'); // rolls back
+          throw abandon();
         }
         progress.handler = 'returned';
         return r;
@@ -136,11 +137,12 @@ export async function writeWithEvents<T>(
     return result;
   } catch (e) {
     // The caller still fails (a 503: the client retries, with its Idempotency-Key for sends).
-    if (progress.handler === 'running') {
+    if (progress.handler === 'pending') {
       // slonik fails a transaction the moment its connection reports an error, while the
-      // handler runs on. The handler then throws (a rollback, though the broken connection
-      // would refuse the COMMIT anyway) and aborts the ids it reserved; otherwise the release
-      // order would wait for them for good.
+      // handler runs on, or has yet to start (the error came during START TRANSACTION). The
+      // handler then throws (a rollback, though the broken connection would refuse the COMMIT
+      // anyway) and aborts the ids it reserved; otherwise the release order would wait for
+      // them for good.
       progress.abandoned = true;
     } else if (appended.value && progress.handler === 'returned' && isDatabaseUnavailable(e)) {
       // The connection was lost during COMMIT: released only if the log shows it happened.

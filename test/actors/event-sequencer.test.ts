@@ -269,22 +269,23 @@ stream('a commit in doubt that did not commit: nothing is released, and later ev
 });
 
 /**
- * The app's pool, except that each transaction fails with a lost connection as soon as `lose` is
- * called, while its handler is still running, as slonik fails one whose connection reports an
- * error. The handler runs on, and its transaction is rolled back when it is done.
+ * The app's pool, except that each transaction fails with a lost connection as soon as `lost`
+ * resolves, while its handler still runs (or, `late`, before the handler has started), as slonik
+ * fails one whose connection reports an error. The handler runs on regardless.
  */
-function poolLosingConnectionUnderHandler(lost: Promise<void>) {
+function poolLosingConnectionUnderHandler(lost: Promise<void>, late = false) {
   const real = server.app.db;
   return new Proxy(real, {
     get(target, name) {
       if (name === 'transaction')
         return (handler: Parameters<typeof real.transaction>[0]) =>
           new Promise((_, reject) => {
-            void lost.then(() => reject(connectionLost()));
-            real.transaction(handler).then(
-              () => undefined,
-              () => undefined,
-            );
+            const run = () => void real.transaction(handler).catch(() => undefined);
+            void lost.then(() => {
+              reject(connectionLost());
+              if (late) setTimeout(run, 10);
+            });
+            if (!late) run();
           });
       return Reflect.get(target, name) as unknown;
     },
@@ -311,6 +312,23 @@ stream('a transaction that fails while its handler runs: its events are never re
   await until(() => got.length > 0);
   assert.equal(got, ['later']);
   assert.is(await countEvents(realm.id), before + 1, 'the failed transaction was rolled back');
+});
+
+stream('a transaction that fails before its handler starts: the handler reserves nothing', async () => {
+  const { realm, s, got } = await newStream((e) => e.type);
+  const before = await countEvents(realm.id);
+  let ran = false;
+  const failing = writeWithEvents(poolLosingConnectionUnderHandler(Promise.resolve(), true), s, async (_tx, emit) => {
+    ran = true;
+    emit({ type: 'lost', payload: {}, userIds: null });
+  });
+  assert.match(await failing.then(() => 'committed', (e: Error) => e.message), /Connection terminated/);
+  await new Promise((r) => setTimeout(r, 100)); // the handler's turn comes and goes
+  await writeWithEvents(server.app.db, s, async (_tx, emit) => emit({ type: 'later', payload: {}, userIds: null }));
+  await until(() => got.length > 0);
+  assert.equal(got, ['later']);
+  assert.is(ran, false, 'the handler of a failed transaction does no work');
+  assert.is(await countEvents(realm.id), before + 1);
 });
 
 alloc.run();
