@@ -134,7 +134,7 @@ async function restoreCallers(): Promise<void> {
 /** dispatch() with a client that hangs up after 50 ms (a parked GET /events then answers). */
 async function send(req: ApiRequest): Promise<ApiResponse> {
   const hangup = new Hangup();
-  const hangUp = setTimeout(() => hangup.fire(), 50);
+  const leaving = setTimeout(() => hangup.fire(), 50);
   let hung: NodeJS.Timeout | undefined;
   try {
     return await Promise.race([
@@ -142,7 +142,7 @@ async function send(req: ApiRequest): Promise<ApiResponse> {
       new Promise<never>((_, reject) => (hung = setTimeout(() => reject(new Error('no answer within 30 s')), 30_000))),
     ]);
   } finally {
-    clearTimeout(hangUp);
+    clearTimeout(leaving);
     clearTimeout(hung);
   }
 }
