@@ -8,6 +8,8 @@ export interface QueueCounts {
   readonly sockets: number;
 }
 
+const KNOWN_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
+
 export class Metrics {
   readonly registry = new Registry();
   readonly requests = new Counter({
@@ -43,8 +45,12 @@ export class Metrics {
   /** Each route, method and status's counter and histogram, found once (labels are hashed per lookup). */
   private readonly perRequest = new Map<string, { count: { inc(): void }; time: { observe(v: number): void } }>();
 
-  /** Count a request and its duration, by route pattern, method and status. */
-  request(route: string, method: string, status: number, seconds: number): void {
+  /**
+   * Count a request and its duration, by route pattern, method and status. A method outside
+   * HTTP's usual ones counts as `other`: clients choose it, and each label set is kept for good.
+   */
+  request(route: string, requestMethod: string, status: number, seconds: number): void {
+    const method = KNOWN_METHODS.has(requestMethod) ? requestMethod : 'other';
     const key = `${status} ${method} ${route}`;
     let m = this.perRequest.get(key);
     if (!m) {

@@ -64,6 +64,13 @@ metrics('request, queue and rate metrics for loopback clients', async () => {
   await parked;
 });
 
+metrics('a method a client made up counts as "other" (label sets are kept for good)', async () => {
+  for (const method of ['BREW', 'WHEN', 'GET']) assert.is((await realm.owner.request(method, '/api/v1/users/me')).status, method === 'GET' ? 200 : 405);
+  const r = await realm.anonymous('GET', '/metrics');
+  assert.match(r.text, /parley_http_requests_total\{route="\/api\/v1\/users\/me",method="other",status="405"\} 2/);
+  assert.not.match(r.text, /method="BREW"/);
+});
+
 metrics('other clients are refused; METRICS_TOKEN lets a bearer in', async () => {
   const far = await server.dispatch({ method: 'GET', path: '/metrics', query: '', headers: { host: realm.host }, body: null, remoteAddress: '203.0.113.9' });
   assert.is(far.status, 403);
