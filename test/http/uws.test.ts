@@ -107,6 +107,25 @@ t('a client that disconnects mid-body does not disturb the server', async () => 
   assert.is((await me()).status, 200);
 });
 
+/** The parley_parked_long_polls gauge, read from GET /metrics. */
+async function parked(): Promise<number> {
+  const r = await realm.anonymous('GET', '/metrics');
+  return Number(/^parley_parked_long_polls (\d+)$/m.exec(r.text)![1]);
+}
+
+t('a client that hangs up on a parked poll frees it at once; its queue stays', async () => {
+  const { queue_id } = (await realm.owner.post('/api/v1/register', { fetch_event_types: [] })).json as { queue_id: string };
+  const request = `GET /api/v1/events?queue_id=${queue_id} HTTP/1.1\r\nHost: ${realm.host}\r\nAuthorization: ${realm.owner.auth}\r\n\r\n`;
+  const client = raw(http.port, [request], { timeoutMs: 300 }); // hangs up after 300 ms
+  await new Promise((r) => setTimeout(r, 150));
+  assert.is(await parked(), 1, 'parked');
+  assert.is((await client).text, '', 'no answer before the hang-up');
+  for (let i = 0; i < 100 && (await parked()) > 0; i++) await new Promise((r) => setTimeout(r, 20));
+  assert.is(await parked(), 0, 'freed after the hang-up');
+  const r = await realm.owner.get('/api/v1/events', { queue_id, dont_block: true });
+  assert.is(r.status, 200);
+});
+
 t('garbage instead of HTTP is dropped; others are served', async () => {
   await raw(http.port, [Buffer.from([0x16, 0x03, 0x01, 0x00, 0xff, 0x00, 0x00]), 'GET\r\n\r\n\r\n'], { timeoutMs: 500 });
   assert.is((await me()).status, 200);
