@@ -34,12 +34,12 @@ export const loggedEventRow = z.object({
 });
 export type LoggedEventRow = z.infer<typeof loggedEventRow>;
 
-/** Every logged event of a realm after `afterId` (start-up restore of all its queues at once). */
 /**
- * Logged events with ids in (afterId, upTo]. A queue restored from the log reads up to the
- * realm's release watermark at its registration: what lies above reaches it live. (A committed
- * event above the watermark may still wait for a lower one in flight; read from the log, it
- * would pass that one, which the queue would then skip.)
+ * Every logged event of a realm with an id in (afterId, upTo]: the start-up restore of all its
+ * queues at once. A queue restored from the log reads up to the realm's release watermark at its
+ * registration: what lies above reaches it live. (A committed event above the watermark may
+ * still wait for a lower one in flight; read from the log, it would pass that one, which the
+ * queue would then skip.)
  */
 export function eventsAfter(db: CommonQueryMethods, realmId: number, afterId: number, upTo: number): Promise<readonly LoggedEventRow[]> {
   return db.any(sql.type(loggedEventRow)`
