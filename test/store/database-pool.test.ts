@@ -71,6 +71,14 @@ test('queries queued behind a failing transaction all get a connection', async (
   assert.equal(await Promise.all(queued), [1, 2, 3]);
 });
 
+// patches/slonik+47.3.2.patch: slonik's transaction context is an AsyncLocalStorage, and
+// entering one installs a promise hook that then runs for every promise of the process.
+test('a transaction leaves no promise hook behind', async () => {
+  assert.is(await db.pool.transaction((tx) => tx.oneFirst(one`SELECT 7 AS n`)), 7);
+  const promise = Promise.resolve();
+  assert.equal(Object.getOwnPropertySymbols(promise).map(String), []);
+});
+
 test.run();
 
 // The embedded database's socket serves one session at a time (PGlite is one session).
