@@ -16,9 +16,26 @@ export interface ParamDoc {
   readonly json: boolean;
 }
 const docs = new WeakMap<ZodTypeAny, ParamDoc>();
-function documented<T extends ZodTypeAny>(codec: T, schema: Record<string, unknown>, json = false): T {
-  docs.set(codec, { schema, json });
-  return codec;
+
+/** A codec's verdict on a problem: the message, with `{var}` for the parameter's name. */
+class Invalid {
+  constructor(readonly message: string) {}
+}
+type Check<T> = (s: string) => T | Invalid;
+/** Each codec's check, for validateParams' compiled path. */
+const checks = new WeakMap<ZodTypeAny, Check<unknown>>();
+
+/** A codec: a zod schema over the raw string that runs `check`, documented for OpenAPI. */
+function codec<T>(check: Check<T>, schema: Record<string, unknown>, json = false) {
+  const c = raw.transform((s, ctx): T => {
+    const v = check(s);
+    if (!(v instanceof Invalid)) return v;
+    ctx.addIssue({ code: 'custom', message: v.message });
+    return z.NEVER;
+  });
+  docs.set(c, { schema, json });
+  checks.set(c, check as Check<unknown>);
+  return c;
 }
 
 /** The documentation of a parameter schema, seen through optional/default wrappers. */
@@ -107,37 +124,22 @@ export const p = {
    * `nul: 'handler'` says the handler refuses them with a message of its own (message content).
    */
   string(o: { max?: number; min?: number; trim?: boolean; nul?: 'handler' } = {}) {
-    return documented(raw.transform((s, ctx) => {
-      if (o.nul === undefined && s.includes('\u0000')) {
-        ctx.addIssue({ code: 'custom', message: `${VAR} must not contain null bytes` });
-        return z.NEVER;
-      }
+    return codec((s): string | Invalid => {
+      if (o.nul === undefined && s.includes('\u0000')) return new Invalid(`${VAR} must not contain null bytes`);
       const v = o.trim ? s.trim() : s;
-      if (o.max !== undefined && [...v].length > o.max) {
-        ctx.addIssue({ code: 'custom', message: `${VAR} is too long (limit: ${o.max} characters)` });
-        return z.NEVER;
-      }
-      if (o.min !== undefined && v.length < o.min) {
-        ctx.addIssue({ code: 'custom', message: o.min === 1 ? `${VAR} cannot be blank` : `${VAR} is too short` });
-        return z.NEVER;
-      }
+      if (o.max !== undefined && [...v].length > o.max) return new Invalid(`${VAR} is too long (limit: ${o.max} characters)`);
+      if (o.min !== undefined && v.length < o.min) return new Invalid(o.min === 1 ? `${VAR} cannot be blank` : `${VAR} is too short`);
       return v;
-    }), { type: 'string', ...(o.max !== undefined ? { maxLength: o.max } : {}), ...(o.min !== undefined ? { minLength: o.min } : {}) });
+    }, { type: 'string', ...(o.max !== undefined ? { maxLength: o.max } : {}), ...(o.min !== undefined ? { minLength: o.min } : {}) });
   },
 
   int(o: { min?: number; max?: number } = {}) {
-    return documented(raw.transform((s, ctx) => {
+    return codec((s): number | Invalid => {
       const n = parseIntStrict(s);
-      if (n === null) {
-        ctx.addIssue({ code: 'custom', message: `${VAR} is not an integer` });
-        return z.NEVER;
-      }
-      if ((o.min !== undefined && n < o.min) || (o.max !== undefined && n > o.max)) {
-        ctx.addIssue({ code: 'custom', message: `${VAR} is out of range` });
-        return z.NEVER;
-      }
+      if (n === null) return new Invalid(`${VAR} is not an integer`);
+      if ((o.min !== undefined && n < o.min) || (o.max !== undefined && n > o.max)) return new Invalid(`${VAR} is out of range`);
       return n;
-    }), { type: 'integer', ...(o.min !== undefined ? { minimum: o.min } : {}), ...(o.max !== undefined ? { maximum: o.max } : {}) });
+    }, { type: 'integer', ...(o.min !== undefined ? { minimum: o.min } : {}), ...(o.max !== undefined ? { maximum: o.max } : {}) });
   },
 
   /**
@@ -150,47 +152,40 @@ export const p = {
   },
 
   bool() {
-    return documented(raw.transform((s, ctx) => {
+    return codec((s): boolean | Invalid => {
       const t = s.trim();
       if (t === 'true' || t === 'True') return true;
       if (t === 'false' || t === 'False') return false;
-      ctx.addIssue({ code: 'custom', message: `${VAR} is not a boolean` });
-      return z.NEVER;
-    }), { type: 'boolean' });
+      return new Invalid(`${VAR} is not a boolean`);
+    }, { type: 'boolean' });
   },
 
   enum<const T extends readonly [string, ...string[]]>(values: T) {
-    return documented(raw.transform((s, ctx) => {
-      if ((values as readonly string[]).includes(s)) return s as T[number];
-      ctx.addIssue({ code: 'custom', message: `Invalid ${VAR}` });
-      return z.NEVER;
-    }), { type: 'string', enum: [...values] });
+    return codec((s): T[number] | Invalid => ((values as readonly string[]).includes(s) ? s : new Invalid(`Invalid ${VAR}`)), {
+      type: 'string',
+      enum: [...values],
+    });
   },
 
   /** A JSON-encoded value validated by `schema` (messages name the path inside it). */
   json<T extends ZodTypeAny>(schema: T) {
-    return documented(raw.transform((s, ctx): z.output<T> => {
+    return codec((s): z.output<T> | Invalid => {
       let value: unknown;
       try {
         value = JSON.parse(s);
       } catch {
-        ctx.addIssue({ code: 'custom', message: `Argument "${VAR}" is not valid JSON.` });
-        return z.NEVER;
+        return new Invalid(`Argument "${VAR}" is not valid JSON.`);
       }
       const bad = unstorableStringPath(value);
       if (bad) {
         const what = bad.reason === 'nul' ? 'null bytes' : 'unpaired surrogates';
-        ctx.addIssue({ code: 'custom', message: `${VAR}${pathText(bad.path)} must not contain ${what}` });
-        return z.NEVER;
+        return new Invalid(`${VAR}${pathText(bad.path)} must not contain ${what}`);
       }
       const r = schema.safeParse(value, { errorMap: jsonErrorMap });
-      if (!r.success) {
-        const issue = r.error.issues[0]!;
-        ctx.addIssue({ code: 'custom', message: issue.message.replaceAll(AT, VAR + pathText(issue.path)) });
-        return z.NEVER;
-      }
-      return r.data;
-    }), jsonSchemaOf(schema), true);
+      if (r.success) return r.data as z.output<T>;
+      const issue = r.error.issues[0]!;
+      return new Invalid(issue.message.replaceAll(AT, VAR + pathText(issue.path)));
+    }, jsonSchemaOf(schema), true);
   },
 
   /** A JSON array of integers, e.g. user_ids. */
@@ -251,6 +246,50 @@ export const j = {
 
 export type ParamShape = z.ZodRawShape;
 
+/** What a parameter that was not sent becomes, as its optional/default wrappers say. */
+type Absent = { readonly kind: 'omitted' } | { readonly kind: 'missing' } | { readonly kind: 'default'; readonly raw: string };
+const OMITTED: Absent = { kind: 'omitted' };
+const MISSING: Absent = { kind: 'missing' };
+
+interface Field {
+  readonly name: string;
+  readonly check: Check<unknown>;
+  readonly absent: Absent;
+}
+
+/**
+ * An endpoint schema as a list of checks, or null when some parameter is more than a codec behind
+ * optional/default wrappers (a refine, a transform…): zod then runs the schema. Same result as
+ * zod, without its per-field contexts and result objects on every request.
+ */
+function compileSchema(schema: z.ZodObject<ParamShape>): readonly Field[] | null {
+  if (schema._def.unknownKeys !== 'strip' || !(schema._def.catchall instanceof z.ZodNever)) return null;
+  const fields: Field[] = [];
+  for (const [name, param] of Object.entries(schema.shape)) {
+    // Outside in, the first wrapper decides what an absent value becomes: an optional one leaves
+    // it out, a default one checks the default instead.
+    let absent: Absent | null = null;
+    let s: ZodTypeAny = param;
+    for (;;) {
+      if (s instanceof z.ZodOptional) {
+        absent ??= OMITTED;
+        s = s.unwrap();
+      } else if (s instanceof z.ZodDefault) {
+        const raw: unknown = s._def.defaultValue();
+        if (typeof raw !== 'string') return null;
+        absent ??= { kind: 'default', raw };
+        s = s.removeDefault();
+      } else break;
+    }
+    const check = checks.get(s);
+    if (!check) return null;
+    fields.push({ name, check, absent: absent ?? MISSING });
+  }
+  return fields;
+}
+
+const compiled = new WeakMap<z.ZodObject<ParamShape>, readonly Field[] | null>();
+
 /**
  * Validate raw parameters against an endpoint's schema. Returns the parsed values and the names
  * the endpoint does not take (`ignored_parameters_unsupported`).
@@ -261,8 +300,28 @@ export function validateParams<S extends z.ZodObject<ParamShape>>(
 ): { values: z.output<S>; ignored: string[] } {
   const shape = schema.shape;
   const ignored = Object.keys(input).filter((k) => !(k in shape));
+  let fields = compiled.get(schema);
+  if (fields === undefined) compiled.set(schema, (fields = compileSchema(schema)));
+  if (fields === null) return { values: validateParamsWithZod(schema, input), ignored };
+  const values: Record<string, unknown> = {};
+  for (const f of fields) {
+    let s = input[f.name];
+    if (s === undefined) {
+      if (f.absent.kind === 'omitted') continue;
+      if (f.absent.kind === 'missing') throw errors.missingArgument(f.name);
+      s = f.absent.raw;
+    }
+    const v = f.check(s);
+    if (v instanceof Invalid) throw errors.invalidParameter(v.message.replaceAll(VAR, f.name));
+    values[f.name] = v;
+  }
+  return { values: values as z.output<S>, ignored };
+}
+
+/** The parameters' values as zod parses them: what validateParams must agree with. */
+export function validateParamsWithZod<S extends z.ZodObject<ParamShape>>(schema: S, input: Readonly<Record<string, string>>): z.output<S> {
   const r = schema.safeParse(input);
-  if (r.success) return { values: r.data, ignored };
+  if (r.success) return r.data;
   throw toApiError(r.error.issues[0]!);
 }
 

@@ -1,9 +1,13 @@
+import fc from 'fast-check';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { z } from 'zod';
+import { isApiError } from '../../src/domain/errors.js';
+import type { Endpoint } from '../../src/http/endpoint.js';
+import { j, p, paramDoc, validateParams, validateParamsWithZod } from '../../src/http/params.js';
+import { apiRoutes, siteRoutes } from '../../src/http/routes.js';
 import { catchApiError } from '../helpers/assert.js';
-import { j, p, validateParams } from '../../src/http/params.js';
-
+import { badPiece, Pools, validPiece, type Piece } from '../helpers/fuzz-values.js';
 
 const schema = z.object({
   name: p.string({ max: 5 }),
@@ -99,3 +103,59 @@ codecs('a string parameter whose handler refuses NUL itself lets it through', ()
 });
 
 codecs.run();
+
+// validateParams runs most schemas as a list of codec checks rather than through zod; zod's
+// result is the reference. Every endpoint's schema, with values good, bad and absent.
+const compiled = suite('compiled parameter checks');
+
+type Outcome = { ok: unknown } | { error: string };
+function outcome(f: () => unknown): Outcome {
+  try {
+    return { ok: f() };
+  } catch (e) {
+    if (!isApiError(e)) throw e;
+    return { error: `${e.status} ${e.code} ${e.message}` };
+  }
+}
+
+const endpoints = [...Object.entries(apiRoutes), ...Object.entries(siteRoutes)].flatMap(([path, methods]) =>
+  Object.entries(methods).map(([method, endpoint]) => ({ name: `${method} ${path}`, schema: (endpoint as Endpoint).params })),
+);
+
+compiled('every endpoint schema validates as zod does', () => {
+  const pools = new Pools();
+  const text = (piece: Piece) => ('text' in piece ? piece.text : 'encoded' in piece ? piece.encoded : piece.bytes.toString('latin1'));
+  for (const { name, schema } of endpoints) {
+    const params = Object.entries(schema.shape).map(([param, zodType]) => {
+      const { doc } = paramDoc(zodType);
+      const value = fc.oneof(
+        { weight: 3, arbitrary: doc ? validPiece(doc.schema, doc.json, pools).map(text) : fc.string() },
+        { weight: 2, arbitrary: badPiece().map(text) },
+        { weight: 1, arbitrary: fc.constant(undefined) },
+      );
+      return fc.tuple(fc.constant(param), value);
+    });
+    const input = fc
+      .tuple(fc.tuple(...params), fc.constantFrom({}, { unknown_param: 'x' }))
+      .map(([pairs, extra]) => ({ ...extra, ...Object.fromEntries(pairs.filter(([, v]) => v !== undefined)) }) as Record<string, string>);
+    fc.assert(
+      fc.property(input, (raw) => {
+        const ours = outcome(() => validateParams(schema, raw));
+        const zods = outcome(() => ({ values: validateParamsWithZod(schema, raw), ignored: Object.keys(raw).filter((k) => !(k in schema.shape)) }));
+        assert.equal(ours, zods, `${name} ${JSON.stringify(raw).slice(0, 300)}`);
+      }),
+      { numRuns: 60 },
+    );
+  }
+});
+
+compiled('a parameter not sent: a default is checked, an optional one is left out, a required one is missing', () => {
+  const s = z.object({ a: p.int().default('7'), b: p.bool().optional(), c: p.string() });
+  const { values } = validateParams(s, { c: 'x' });
+  assert.equal(values, { a: 7, c: 'x' });
+  assert.ok(!('b' in values));
+  const e = catchApiError(() => validateParams(s, { a: '1' }));
+  assert.is(e.message, 'Missing \'c\' argument');
+});
+
+compiled.run();
