@@ -132,7 +132,10 @@ export function createDispatcher(app: App, tables: { api: RouteTable; site: Rout
         app,
         realm,
         user,
-        remoteAddress: req.remoteAddress,
+        // Read only if the handler asks (uws.ts: it costs a native call).
+        get remoteAddress() {
+          return req.remoteAddress;
+        },
         headers: req.headers,
         files,
         // Each request gets its own (parked polls listen to it; a shared one would pile up).

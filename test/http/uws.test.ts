@@ -144,8 +144,8 @@ t('parameters arrive through the socket layer in bodies and query strings', asyn
 t.run();
 
 /** A kept-alive connection that sends requests one by one and reads each answer. */
-function connection(port: number) {
-  const sock = connect(port, '127.0.0.1');
+function connection(port: number, localAddress = '127.0.0.1') {
+  const sock = connect({ port, host: '127.0.0.1', localAddress });
   let buffered = '';
   let closed = false;
   const waiting: Array<() => void> = [];
@@ -222,3 +222,46 @@ stopping('after stopListening, running requests finish, new ones on open connect
 });
 
 stopping.run();
+
+const address = suite('uWebSockets.js adapter: the client address');
+
+address('is read when dispatch asks, and reads as empty once the client has gone', async () => {
+  let entered!: () => void;
+  const inDispatch = new Promise<void>((r) => (entered = r));
+  let leave!: () => void;
+  const left = new Promise<void>((r) => (leave = r));
+  let afterLeaving: string | null = null;
+  const h = await startHttpServer({
+    host: '127.0.0.1',
+    port: 0,
+    maxBodyBytes: 4096,
+    bodyTimeoutMs: 1000,
+    log: pino({ level: 'silent' }),
+    dispatch: async (req) => {
+      if (req.path === '/leaving') {
+        req.hangup!.listen(leave);
+        entered();
+        await left;
+        afterLeaving = req.remoteAddress;
+      }
+      return jsonResponse(200, { result: 'success', msg: '', address: req.remoteAddress });
+    },
+  });
+  const fromTwo = connection(h.port, '127.0.0.2');
+  assert.match(await fromTwo.get('/'), /"address":"127\.0\.0\.2"/);
+  const fromThree = connection(h.port, '127.0.0.3');
+  assert.match(await fromThree.get('/'), /"address":"127\.0\.0\.3"/);
+
+  const leaving = connection(h.port, '127.0.0.4');
+  void leaving.get('/leaving');
+  await inDispatch;
+  leaving.end();
+  await h.settled(5_000);
+  assert.is(afterLeaving, '');
+  assert.match(await fromTwo.get('/'), /"address":"127\.0\.0\.2"/, 'the server keeps serving');
+  fromTwo.end();
+  fromThree.end();
+  h.closeAll();
+});
+
+address.run();
