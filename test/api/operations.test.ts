@@ -64,6 +64,26 @@ metrics('request, queue and rate metrics for loopback clients', async () => {
   await parked;
 });
 
+metrics('request counts and durations add up, and a second scrape counts nothing twice', async () => {
+  for (let i = 0; i < 3; i++) assertSuccess(await realm.owner.get('/api/v1/users/me/subscriptions'));
+  const labels = 'route="/api/v1/users/me/subscriptions",method="GET"';
+  const value = (text: string, series: string) => {
+    const line = text.split('\n').find((l) => l.startsWith(series + ' '));
+    assert.ok(line, `${series} is reported`);
+    return Number(line.slice(series.length + 1));
+  };
+  for (let scrape = 0; scrape < 2; scrape++) {
+    const { text } = await realm.anonymous('GET', '/metrics');
+    assert.is(value(text, `parley_http_requests_total{${labels},status="200"}`), 3);
+    assert.is(value(text, `parley_http_request_duration_seconds_count{${labels}}`), 3);
+    assert.ok(value(text, `parley_http_request_duration_seconds_sum{${labels}}`) > 0);
+    const buckets = ['0.001', '0.0025', '0.005', '0.01', '0.025', '0.05', '0.1', '0.25', '0.5', '1', '2.5', '10', '60', '+Inf'];
+    const cumulative = buckets.map((le) => value(text, `parley_http_request_duration_seconds_bucket{le="${le}",${labels}}`));
+    assert.equal(cumulative, [...cumulative].sort((a, b) => a - b), 'buckets are cumulative');
+    assert.is(cumulative.at(-1), 3);
+  }
+});
+
 metrics('a method a client made up counts as "other" (label sets are kept for good)', async () => {
   for (const method of ['BREW', 'WHEN', 'GET']) assert.is((await realm.owner.request(method, '/api/v1/users/me')).status, method === 'GET' ? 200 : 405);
   const r = await realm.anonymous('GET', '/metrics');
