@@ -26,6 +26,8 @@ function decodeUtf8(b: Uint8Array): string {
 }
 
 function decodeComponent(s: string): string {
+  // Most names and values are sent as they are.
+  if (!s.includes('%') && !s.includes('+')) return s;
   try {
     return decodeURIComponent(s.replace(/\+/g, ' '));
   } catch {
@@ -46,8 +48,12 @@ export function parseUrlEncoded(text: string, out: Record<string, string> = Obje
   return out;
 }
 
+const NO_PARAMS: Record<string, string> = Object.freeze({}) as Record<string, string>;
+
 function mediaType(contentType: string | undefined): { type: string; params: Record<string, string> } {
-  const [type = '', ...rest] = (contentType ?? '').split(';');
+  if (contentType === undefined) return { type: '', params: NO_PARAMS };
+  if (!contentType.includes(';')) return { type: contentType.trim().toLowerCase(), params: NO_PARAMS };
+  const [type = '', ...rest] = contentType.split(';');
   const params: Record<string, string> = {};
   for (const part of rest) {
     const eq = part.indexOf('=');

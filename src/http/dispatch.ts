@@ -3,12 +3,15 @@
 // connection and the tests call dispatch() directly. Errors are serialised in exactly one place.
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
+import type { Logger } from 'pino';
+import type { RealmHandle } from '../actors/realm/actor.js';
+import type { UserRecord } from '../actors/realm/state.js';
 import type { App } from '../app.js';
 import { ApiError, errors, isApiError } from '../domain/errors.js';
 import { Hangup } from '../hangup.js';
 import { isDatabaseUnavailable } from '../store/database.js';
 import { authenticate } from './auth.js';
-import { parseParams } from './body.js';
+import { parseParams, type UploadedFile } from './body.js';
 import { RawJson, RawResponse, type Data, type Endpoint, type RequestContext } from './endpoint.js';
 import { validateParams } from './params.js';
 import type { RateDecision } from './rate-limit.js';
@@ -56,7 +59,7 @@ export function successBody(data: Data, ignored: readonly string[]): Record<stri
 /** JSON.stringify, except that top-level RawJson values are spliced in as they are. */
 export function serializeBody(body: Record<string, unknown>): string {
   let raw = false;
-  for (const v of Object.values(body)) if (v instanceof RawJson) raw = true;
+  for (const k in body) if (body[k] instanceof RawJson) raw = true;
   if (!raw) return JSON.stringify(body);
   const parts: string[] = [];
   for (const [k, v] of Object.entries(body)) {
@@ -85,6 +88,28 @@ function withRateHeaders(res: ApiResponse, d: RateDecision): ApiResponse {
       'X-RateLimit-Reset': String(d.resetAt),
     },
   };
+}
+
+/** A handler's view of its request. */
+class Context implements RequestContext {
+  constructor(
+    readonly app: App,
+    readonly realm: RealmHandle | null,
+    readonly user: UserRecord | null,
+    private readonly req: ApiRequest,
+    readonly files: readonly UploadedFile[],
+    readonly hangup: Hangup,
+    readonly log: Logger,
+  ) {}
+
+  get headers(): Readonly<Record<string, string>> {
+    return this.req.headers;
+  }
+
+  /** Read only if the handler asks: uws.ts gets it with a native call. */
+  get remoteAddress(): string {
+    return this.req.remoteAddress;
+  }
 }
 
 export function createDispatcher(app: App, tables: { api: RouteTable; site: RouteTable }): Dispatch {
@@ -128,20 +153,8 @@ export function createDispatcher(app: App, tables: { api: RouteTable; site: Rout
       const { params, files } = parseParams(req.query, req.body, req.headers['content-type']);
       Object.assign(params, found.pathParams);
       const { values, ignored } = validateParams(endpoint.params, params);
-      const ctx: RequestContext = {
-        app,
-        realm,
-        user,
-        // Read only if the handler asks (uws.ts: it costs a native call).
-        get remoteAddress() {
-          return req.remoteAddress;
-        },
-        headers: req.headers,
-        files,
-        // Each request gets its own (parked polls listen to it; a shared one would pile up).
-        hangup: req.hangup ?? new Hangup(),
-        log,
-      };
+      // Each request gets its own Hangup (parked polls listen to it; a shared one would pile up).
+      const ctx = new Context(app, realm, user, req, files, req.hangup ?? new Hangup(), log);
       const out = await (endpoint as Endpoint).handle(ctx, values);
       res = out instanceof RawResponse ? out : { status: 200, headers: JSON_TYPE, body: serializeBody(successBody(out, ignored)) };
     } catch (thrown) {

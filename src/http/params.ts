@@ -289,6 +289,7 @@ function compileSchema(schema: z.ZodObject<ParamShape>): readonly Field[] | null
 }
 
 const compiled = new WeakMap<z.ZodObject<ParamShape>, readonly Field[] | null>();
+const NONE_IGNORED: readonly string[] = Object.freeze([]);
 
 /**
  * Validate raw parameters against an endpoint's schema. Returns the parsed values and the names
@@ -297,12 +298,13 @@ const compiled = new WeakMap<z.ZodObject<ParamShape>, readonly Field[] | null>()
 export function validateParams<S extends z.ZodObject<ParamShape>>(
   schema: S,
   input: Readonly<Record<string, string>>,
-): { values: z.output<S>; ignored: string[] } {
+): { values: z.output<S>; ignored: readonly string[] } {
   const shape = schema.shape;
-  const ignored = Object.keys(input).filter((k) => !(k in shape));
+  let ignored: string[] | null = null;
+  for (const k in input) if (!(k in shape)) (ignored ??= []).push(k);
   let fields = compiled.get(schema);
   if (fields === undefined) compiled.set(schema, (fields = compileSchema(schema)));
-  if (fields === null) return { values: validateParamsWithZod(schema, input), ignored };
+  if (fields === null) return { values: validateParamsWithZod(schema, input), ignored: ignored ?? NONE_IGNORED };
   const values: Record<string, unknown> = {};
   for (const f of fields) {
     let s = input[f.name];
@@ -315,7 +317,7 @@ export function validateParams<S extends z.ZodObject<ParamShape>>(
     if (v instanceof Invalid) throw errors.invalidParameter(v.message.replaceAll(VAR, f.name));
     values[f.name] = v;
   }
-  return { values: values as z.output<S>, ignored };
+  return { values: values as z.output<S>, ignored: ignored ?? NONE_IGNORED };
 }
 
 /** The parameters' values as zod parses them: what validateParams must agree with. */
