@@ -41,6 +41,7 @@ options:
                      or DATABASE_URL when set
   --generators G     load-generator processes (default: enough for 5,000 connections each, at least 2)
   --cpu-prof DIR     write Parley's CPU profile (node --cpu-prof) into DIR
+  --heap-prof DIR    write Parley's sampled allocation profile (node --heap-prof) into DIR
   --smoke            tiny sizes and 1-second loops: proves a scenario runs, measures nothing
   --out FILE         with all: where to write (default BENCHMARKS.md in the repository)`;
 
@@ -115,6 +116,7 @@ async function main(): Promise<number> {
       'database-url': { type: 'string' },
       generators: { type: 'string' },
       'cpu-prof': { type: 'string' },
+      'heap-prof': { type: 'string' },
       smoke: { type: 'boolean' },
       out: { type: 'string' },
       help: { type: 'boolean' },
@@ -138,12 +140,12 @@ async function main(): Promise<number> {
     warmupS: num(values.warmup, smoke ? 0 : 2),
     smoke,
     serverUrl: values['database-url'] ?? (process.env.DATABASE_URL || undefined),
-    cpuProfDir: values['cpu-prof'],
+    profile: { cpuDir: values['cpu-prof'], heapDir: values['heap-prof'] },
     concurrency: values.concurrency === undefined ? undefined : num(values.concurrency, 1),
     sizes,
     quiet: false,
   };
-  if (options.cpuProfDir) mkdirSync(options.cpuProfDir, { recursive: true });
+  for (const dir of [options.profile.cpuDir, options.profile.heapDir]) if (dir) mkdirSync(dir, { recursive: true });
   const largest = Math.max(15_000, ...(sizes ?? [0]));
   const generators = num(values.generators, Math.max(2, Math.ceil(largest / MAX_CLIENTS_PER_GENERATOR)));
   const names = what === 'all' ? Object.keys(SCENARIOS) : [what];

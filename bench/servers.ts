@@ -72,13 +72,27 @@ export async function startReference(file: 'r1-json' | 'r2-park'): Promise<Serve
   return track(file, child, port, performance.now() - t0, () => out);
 }
 
+/** Where to write profiles of a Parley process (each unset: none of that kind). */
+export interface Profiling {
+  /** node --cpu-prof */
+  readonly cpuDir?: string | undefined;
+  /** node --heap-prof (sampled allocations still live or not, with their stacks) */
+  readonly heapDir?: string | undefined;
+}
+
+export function profilingArgs(p: Profiling | undefined): string[] {
+  const args: string[] = [];
+  if (p?.cpuDir) args.push('--cpu-prof', `--cpu-prof-dir=${p.cpuDir}`);
+  if (p?.heapDir) args.push('--heap-prof', `--heap-prof-dir=${p.heapDir}`);
+  return args;
+}
+
 export interface ParleyOptions {
   readonly dataDir: string;
   readonly databaseUrl: string | undefined;
   /** Extra environment (e.g. a smaller HEARTBEAT_MS). */
   readonly env?: Readonly<Record<string, string>>;
-  /** Write a CPU profile (node --cpu-prof) into this directory. */
-  readonly cpuProfDir?: string | undefined;
+  readonly profile?: Profiling | undefined;
   readonly port?: number;
 }
 
@@ -99,7 +113,7 @@ export async function startParley(o: ParleyOptions): Promise<Server> {
     ...(o.databaseUrl ? { DATABASE_URL: o.databaseUrl } : {}),
     ...o.env,
   };
-  const args = o.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${o.cpuProfDir}`, SERVER_BIN] : [SERVER_BIN];
+  const args = [...profilingArgs(o.profile), SERVER_BIN];
   const t0 = performance.now();
   const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';

@@ -39,7 +39,7 @@ export async function capacity(ctx: Context): Promise<Comparison[]> {
   const ws = await ctx.workspace();
   ctx.progress(`capacity: seeding ${n.toLocaleString('en-US')} users`);
   const seeded = await ws.seed({ users: n, channels: [] });
-  const server = await startParley({ dataDir: ws.dataDir, databaseUrl: ws.databaseUrl, cpuProfDir: ctx.options.cpuProfDir });
+  const server = await startParley({ dataDir: ws.dataDir, databaseUrl: ws.databaseUrl, profile: ctx.options.profile });
   let held: number;
   let per: number;
   let usage;
@@ -118,7 +118,7 @@ export async function restart(ctx: Context): Promise<Comparison[]> {
   }
   ctx.progress('restart: starting Parley again');
   const t0 = now();
-  const second = await startParley({ dataDir: ws.dataDir, databaseUrl: ws.databaseUrl, port: first.port, cpuProfDir: ctx.options.cpuProfDir });
+  const second = await startParley({ dataDir: ws.dataDir, databaseUrl: ws.databaseUrl, port: first.port, profile: ctx.options.profile });
   const serving = now() - t0;
   let valid: number;
   let bad: number;

@@ -8,7 +8,7 @@ import type { Generators, LoopSummary } from '../load/generators.js';
 import { latencyStats, type Measurement } from '../report.js';
 import { sql } from 'slonik';
 import { R3_CLIENT, R3_EVENT_ID_BASE, type R3Job, type R3Result } from '../refs/r3-send.js';
-import { usage, type Server } from '../servers.js';
+import { usage, type Profiling, type Server } from '../servers.js';
 import type { Account, Workspace } from '../setup.js';
 
 export interface RunOptions {
@@ -20,8 +20,8 @@ export interface RunOptions {
   readonly smoke: boolean;
   /** postgres:// server on which each scenario creates its own database; unset: embedded. */
   readonly serverUrl: string | undefined;
-  /** Write Parley's CPU profile (node --cpu-prof) here. */
-  readonly cpuProfDir: string | undefined;
+  /** Profiles of Parley to write (node --cpu-prof, --heap-prof). */
+  readonly profile: Profiling;
   /** Concurrency override for the closed-loop scenarios. */
   readonly concurrency: number | undefined;
   /** Size overrides (e.g. fanout N, capacity N). */

@@ -114,7 +114,7 @@ async function parleyPhases(ctx: Context, withSockets: boolean): Promise<{ phase
     ctx.progress(`fanout R3: sends to ${n} recipients`);
     r3[n] = await r3P99(ctx, ws, seeded, `fan${n}`, ctx.options.smoke ? 5 : 30);
   }
-  const server = await startParley({ dataDir: ws.dataDir, databaseUrl: ws.databaseUrl, cpuProfDir: ctx.options.cpuProfDir });
+  const server = await startParley({ dataDir: ws.dataDir, databaseUrl: ws.databaseUrl, profile: ctx.options.profile });
   const phases: Phase[] = [];
   try {
     const queues: Array<{ queueId: string; lastEventId: number }> = [];

@@ -20,7 +20,7 @@ async function r1(ctx: Context, label: string, connections: number): Promise<Mea
 }
 
 async function withParley<T>(ctx: Context, ws: Awaited<ReturnType<Context['workspace']>>, f: (s: Server) => Promise<T>): Promise<T> {
-  const server = await startParley({ dataDir: ws.dataDir, databaseUrl: ws.databaseUrl, cpuProfDir: ctx.options.cpuProfDir });
+  const server = await startParley({ dataDir: ws.dataDir, databaseUrl: ws.databaseUrl, profile: ctx.options.profile });
   try {
     return await f(server);
   } finally {

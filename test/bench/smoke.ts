@@ -12,7 +12,7 @@ const options: RunOptions = {
   warmupS: 0,
   smoke: true,
   serverUrl: serverUrl(),
-  cpuProfDir: undefined,
+  profile: {},
   concurrency: undefined,
   sizes: undefined,
   quiet: true,
