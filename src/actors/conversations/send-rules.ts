@@ -60,14 +60,13 @@ function inSendGroup(state: RealmState, u: UserRecord, c: ChannelRecord): boolea
 export function checkCanSendToChannel(state: RealmState, sender: UserRecord, c: ChannelRecord): void {
   const owner = sender.is_bot && sender.bot_owner_id !== null ? state.user(sender.bot_owner_id) : undefined;
   if (!inSendGroup(state, sender, c) && !(owner && inSendGroup(state, owner, c))) throw errors.noPostPermission();
-  const refused = errors.notAuthorizedToSend(c.name);
-  if (c.is_archived) throw refused;
+  if (c.is_archived) throw errors.notAuthorizedToSend(c.name);
   if (c.is_web_public) return;
   if (!c.invite_only && !isGuest(sender.role)) return;
   if (state.channels.isSubscribed(sender.id, c.id)) return;
   if (owner && state.channels.isSubscribed(owner.id, c.id)) return;
   if (c.history_public_to_subscribers && canReadChannel(state, sender, c)) return;
-  throw refused;
+  throw errors.notAuthorizedToSend(c.name);
 }
 
 /** The topics policy of the channel allows this (already normalised) topic. */
