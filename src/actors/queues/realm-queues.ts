@@ -49,6 +49,13 @@ export class RealmQueues {
    * to), delivered after the log's so that no queue passes them first.
    */
   private heldLive: Array<readonly PublishedEvent[]> | null = null;
+  /**
+   * Events released since the last hand-over to the queues. Releases are coalesced over one turn
+   * of the event loop: under load a queue gets one message for many events instead of one each
+   * (each actor message costs a setImmediate, a context and a promise).
+   */
+  private released: Array<readonly PublishedEvent[]> = [];
+  private handOverScheduled: NodeJS.Immediate | null = null;
   /** Ended queues whose actors still answer late messages: never restored from their rows. */
   private readonly tombstones = new Set<string>();
   /** Actor names of queues dropped after a failed restore, until their actors stop. */
@@ -97,8 +104,23 @@ export class RealmQueues {
     return { queues: this.byId.size, parked, sockets };
   }
 
-  /** Released events: to every queue that may receive them (held back during restoreAll). */
-  deliver(events: readonly PublishedEvent[]): void {
+  /** Released events: handed to the queues at the end of this turn of the event loop. */
+  private deliver(events: readonly PublishedEvent[]): void {
+    this.released.push(events);
+    this.handOverScheduled ??= setImmediate(() => this.handOver());
+  }
+
+  /**
+   * Hand every released event to the queues that may receive them (held back during
+   * restoreAll). Called before any message to a queue actor, so that a request sees every event
+   * released before it arrived, as if delivery were immediate.
+   */
+  private handOver(): void {
+    if (this.handOverScheduled) clearImmediate(this.handOverScheduled);
+    this.handOverScheduled = null;
+    if (this.released.length === 0) return;
+    const events = this.released.length === 1 ? this.released[0]! : this.released.flat();
+    this.released = [];
     if (this.heldLive) this.heldLive.push(events);
     else this.dispatchAll(events);
   }
@@ -189,6 +211,7 @@ export class RealmQueues {
   async restoreAll(): Promise<number> {
     const { services } = this.realm;
     const rows = await store.liveQueues(services.db, this.realm.id);
+    this.handOver(); // what was released before these queues exist is theirs only through the log
     const fresh = rows.filter((r) => !this.byId.has(r.id) && this.realm.state.user(r.user_id!)?.is_active);
     if (fresh.length === 0) return 0;
     for (const row of fresh) {
@@ -334,29 +357,35 @@ export class RealmQueues {
   /** Long-poll: resolves with events, or when a heartbeat is due; never inside an actor. */
   poll(entry: QueueEntry, lastEventId: number, dontBlock: boolean, hangup: Hangup): Promise<PollResult> {
     if (!entry.alive) return Promise.resolve({ error: endedError(entry) });
+    this.handOver();
     return new Promise((respond) => dispatch(entry.ref, { kind: 'poll', lastEventId, dontBlock, respond, hangup }));
   }
 
   attach(entry: QueueEntry, socket: QueueSocket, lastEventId: number): void {
+    this.handOver();
     dispatch(entry.ref, { kind: 'attach', socket, lastEventId });
   }
 
   detach(entry: QueueEntry, socket: QueueSocket): void {
+    this.handOver();
     dispatch(entry.ref, { kind: 'detach', socket });
   }
 
   ack(entry: QueueEntry, lastEventId: number): void {
+    this.handOver();
     dispatch(entry.ref, { kind: 'ack', lastEventId });
   }
 
   /** DELETE /events and the like. Resolves once the queue is gone. */
   async end(entry: QueueEntry, reason: EndReason): Promise<void> {
+    this.handOver();
     await new Promise<void>((done) => dispatch(entry.ref, { kind: 'end', reason, done }));
     if (reason !== 'shutdown') await this.flush();
   }
 
   /** A deactivated user loses every queue and socket at once. */
   closeUser(userId: number): void {
+    this.handOver();
     for (const q of [...(this.byUser.get(userId) ?? [])]) dispatch(q.ref, { kind: 'end', reason: 'deactivated' });
     void store
       .userQueueIds(this.realm.services.db, userId)
@@ -366,6 +395,7 @@ export class RealmQueues {
 
   /** A deactivated organization loses every queue and socket at once. */
   closeAll(): void {
+    this.handOver();
     for (const q of [...this.byId.values()]) dispatch(q.ref, { kind: 'end', reason: 'deactivated' });
     void store
       .deleteRealmQueues(this.realm.services.db, this.realm.id)
@@ -424,6 +454,7 @@ export class RealmQueues {
   private async stop(): Promise<void> {
     if (this.flushTimer) clearInterval(this.flushTimer);
     if (this.sweepTimer) clearInterval(this.sweepTimer);
+    this.handOver();
     const live = [...this.byId.values()];
     await Promise.all(live.map((q) => new Promise<void>((done) => dispatch(q.ref, { kind: 'end', reason: 'shutdown', done }))));
     await this.flushing;
