@@ -56,17 +56,27 @@ export function successBody(data: Data, ignored: readonly string[]): Record<stri
   return body;
 }
 
-/** JSON.stringify, except that top-level RawJson values are spliced in as they are. */
-export function serializeBody(body: Record<string, unknown>): string {
+/**
+ * JSON.stringify, except that top-level RawJson values are spliced in as they are: the body is
+ * then UTF-8 bytes, and the raw parts are copied once, never made into strings.
+ */
+export function serializeBody(body: Record<string, unknown>): string | Buffer {
   let raw = false;
   for (const k in body) if (body[k] instanceof RawJson) raw = true;
   if (!raw) return JSON.stringify(body);
-  const parts: string[] = [];
+  const parts: Buffer[] = [];
+  let text = '{';
   for (const [k, v] of Object.entries(body)) {
     if (v === undefined) continue;
-    parts.push(`${JSON.stringify(k)}:${v instanceof RawJson ? v.text : JSON.stringify(v)}`);
+    if (text.length > 1 || parts.length > 0) text += ',';
+    text += `${JSON.stringify(k)}:`;
+    if (v instanceof RawJson) {
+      parts.push(Buffer.from(text), v.bytes);
+      text = '';
+    } else text += JSON.stringify(v);
   }
-  return `{${parts.join(',')}}`;
+  parts.push(Buffer.from(`${text}}`));
+  return Buffer.concat(parts);
 }
 
 /** Count the request against its user's (or, anonymous, its address's) limit; 429 when over. */

@@ -45,9 +45,9 @@ export class RawResponse {
   ) {}
 }
 
-/** Already-serialized JSON spliced into a response (event lists shared by many queues). */
+/** Already-serialized JSON, as UTF-8, spliced into a response (event lists shared by many queues). */
 export class RawJson {
-  constructor(readonly text: string) {}
+  constructor(readonly bytes: Buffer) {}
 }
 
 export type Data = Record<string, unknown>;

@@ -23,8 +23,11 @@ export interface HttpServerOptions {
 
 /** A server-side WebSocket as the rest of Parley sees it (no uWS types leak out). */
 export interface ServerSocket {
-  /** Returns false when the send buffer is past its bound (the caller closes the socket). */
-  send(text: string): boolean;
+  /**
+   * Sends a text frame (a Buffer holds UTF-8). Returns false when the send buffer is past its
+   * bound (the caller closes the socket).
+   */
+  send(text: string | Buffer): boolean;
   close(code: number, reason: string): void;
   bufferedAmount(): number;
 }

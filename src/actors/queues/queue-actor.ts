@@ -19,8 +19,8 @@ export type Responder = (r: PollResult) => void;
 
 /** The client end of a WebSocket bound to this queue. */
 export interface QueueSocket {
-  /** false when the socket's send buffer passed its bound (it is being closed). */
-  send(text: string): boolean;
+  /** Sends a text frame (a Buffer holds UTF-8); false when the send buffer passed its bound (it is being closed). */
+  send(text: string | Buffer): boolean;
   close(code: number, reason: string): void;
 }
 
@@ -225,7 +225,7 @@ function accept(st: QueueState, events: readonly PublishedEvent[], cache: Presen
     if (!wantsType(st.entry.descriptor, e.type)) continue;
     for (const p of cache.present(e, st.view, st.variant, realm)) {
       if (st.narrow && !st.narrow(p.event)) continue;
-      st.buffer.push({ id: p.id, json: p.json });
+      st.buffer.push(p.buffered);
       added = true;
     }
   }
@@ -284,7 +284,7 @@ function flushSocket(st: QueueState): void {
   st.env.delivered(unsent.length);
   // A false return means uWS dropped the frame and closes the socket (slow consumer); the
   // events stay buffered and the client resumes from its last_event_id.
-  st.socket!.send(`{"events":${eventsJson(unsent)}}`);
+  st.socket!.send(eventsJson(unsent, '{"events":', '}'));
 }
 
 function touch(st: QueueState): void {
