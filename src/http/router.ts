@@ -18,11 +18,15 @@ interface Compiled {
 export interface Match {
   readonly pattern: string;
   readonly methods: MethodTable;
-  readonly pathParams: Record<string, string>;
+  readonly pathParams: Readonly<Record<string, string>>;
 }
+
+const NO_PARAMS: Readonly<Record<string, string>> = Object.freeze({});
 
 export class Router {
   private readonly byLength = new Map<number, Compiled[]>();
+  /** Routes without parameters, by their path: most requests are answered by one lookup. */
+  private readonly literal = new Map<string, Match>();
 
   constructor(table: RouteTable) {
     for (const [pattern, methods] of Object.entries(table)) {
@@ -33,6 +37,7 @@ export class Router {
           const m = /^\{([a-z_]+)\}$/.exec(s);
           return m ? { param: m[1]! } : { literal: s };
         });
+      if (segments.every((s) => 'literal' in s)) this.literal.set(pattern, { pattern, methods, pathParams: NO_PARAMS });
       const list = this.byLength.get(segments.length) ?? [];
       list.push({ pattern, segments, methods });
       this.byLength.set(segments.length, list);
@@ -43,7 +48,11 @@ export class Router {
     }
   }
 
+  /** The route of a path; `pathParams` of the answer is the caller's to keep but not to change. */
   match(path: string): Match | null {
+    // A route made only of literals ranks above every other route of its length.
+    const exact = this.literal.get(path);
+    if (exact) return exact;
     const parts = path.split('/').slice(1);
     const candidates = this.byLength.get(parts.length);
     if (!candidates) return null;
@@ -54,15 +63,18 @@ export class Router {
       throw errors.badRequest('Malformed URL path');
     }
     for (const c of candidates) {
-      const pathParams: Record<string, string> = {};
       let ok = true;
       for (let i = 0; i < c.segments.length && ok; i++) {
         const s = c.segments[i]!;
         if ('literal' in s) ok = s.literal === decoded[i];
-        else if (decoded[i]!.length === 0) ok = false;
-        else pathParams[s.param] = decoded[i]!;
+        else ok = decoded[i]!.length > 0;
       }
-      if (ok) return { pattern: c.pattern, methods: c.methods, pathParams };
+      if (!ok) continue;
+      const pathParams: Record<string, string> = {};
+      c.segments.forEach((s, i) => {
+        if ('param' in s) pathParams[s.param] = decoded[i]!;
+      });
+      return { pattern: c.pattern, methods: c.methods, pathParams };
     }
     return null;
   }

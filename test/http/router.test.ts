@@ -27,6 +27,13 @@ t('path parameters are percent-decoded', () => {
   assert.equal(router.match('/users/a%40b.com')!.pathParams, { user_id: 'a@b.com' });
 });
 
+t('a route without parameters is found by its path, also when percent-encoded', () => {
+  const exact = router.match('/users/me')!;
+  assert.equal(exact.pathParams, {});
+  assert.ok(Object.isFrozen(exact.pathParams), 'the shared empty parameters cannot be changed');
+  assert.is(router.match('/users/m%65')!.pattern, '/users/me');
+});
+
 t('no match', () => {
   assert.is(router.match('/users'), null);
   assert.is(router.match('/users/me/extra/deep/path'), null);
