@@ -19,7 +19,7 @@ import { readableChannel } from './channels.js';
 export const MAX_CHANNEL_SIZE_FOR_TYPING = 100;
 
 /** Who is told: active humans (bots have no typing indicators). */
-function listeners(ctx: UserContext, ids: Iterable<number>): number[] {
+function listeners(ctx: UserContext, ids: readonly number[]): number[] {
   const out: number[] = [];
   for (const id of ids) {
     const u = ctx.realm.state.user(id);
@@ -47,11 +47,19 @@ export const setTyping = userEndpoint(
       if (!user.settings.send_stream_typing_notifications) throw errors.badRequest('User has disabled typing notifications for channel messages');
       const c = readableChannel(ctx, q.stream_id);
       checkCanSendToChannel(state, user, c);
-      const subscribers = activeSubscribers(state, c.id);
-      if (subscribers.length > MAX_CHANNEL_SIZE_FOR_TYPING) return {};
+      // One pass, in no order (sorting the subscribers was a tenth of what a request allocated).
+      let subscribers = 0;
+      const told: number[] = [];
+      for (const id of state.channels.subscribers(c.id)) {
+        const u = state.user(id);
+        if (!u?.is_active) continue;
+        subscribers++;
+        if (!u.is_bot) told.push(id);
+      }
+      if (subscribers > MAX_CHANNEL_SIZE_FOR_TYPING) return {};
       const topic = topicFromClient(q.topic.trim(), state.realm.settings.empty_topic_display_name);
       await realm.events.publishEphemeral([
-        typingEvent.build({ op: q.op, message_type: 'stream', sender: person(user), stream_id: c.id, topic }, { userIds: listeners(ctx, subscribers) }),
+        typingEvent.build({ op: q.op, message_type: 'stream', sender: person(user), stream_id: c.id, topic }, { userIds: told }),
       ]);
       return {};
     }
@@ -66,7 +74,7 @@ export const setTyping = userEndpoint(
     }
     const recipients = [...people.values()].sort((a, b) => a.id - b.id);
     await realm.events.publishEphemeral([
-      typingEvent.build({ op: q.op, message_type: 'direct', sender: person(user), recipients: recipients.map(person) }, { userIds: listeners(ctx, people.keys()) }),
+      typingEvent.build({ op: q.op, message_type: 'direct', sender: person(user), recipients: recipients.map(person) }, { userIds: listeners(ctx, recipients.map((u) => u.id)) }),
     ]);
     return {};
   },
