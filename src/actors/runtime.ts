@@ -85,10 +85,19 @@ export function spawnActor<S, M>(
   } as never) as Ref<M>;
 }
 
-/** Deterministic bucket for hashed parents (few hundred children per parent at most). */
+/**
+ * Deterministic bucket for hashed parents (few hundred children per parent at most). FNV-1a,
+ * then murmur3's finalizer: FNV's low bits alone are poor (keys such as direct-message keys
+ * `a,b` all fell in even buckets of 16, so ten conversations shared six actors).
+ */
 export function bucketOf(key: string | number, buckets: number): number {
   const s = String(key);
   let h = 2166136261;
   for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 16777619);
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  h ^= h >>> 16;
   return (h >>> 0) % buckets;
 }
