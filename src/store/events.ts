@@ -3,19 +3,27 @@ import { sql, type CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
 import type { PublishedEvent } from '../actors/event-sequencer.js';
 
-/** Insert persisted events; call inside the mutation's transaction. */
-export async function insertEvents(db: CommonQueryMethods, realmId: number, events: readonly PublishedEvent[]): Promise<void> {
-  if (events.length === 0) return;
+/**
+ * The statement writing events to the log (at least one). Also run by R3. Payloads go as JSON
+ * text cast to jsonb: sql.jsonb's serializer sorts every object's keys first, which jsonb does
+ * not keep anyway.
+ */
+export function insertEventsQuery(realmId: number, events: readonly PublishedEvent[]) {
   const rows = events.map(
     (e) => sql.fragment`(${e.id}, ${realmId}, ${e.type},
       ${e.userIds === null ? null : sql.array(e.userIds as number[], 'int4')},
-      ${e.publicChannelId ?? null}, ${sql.jsonb(e.payload as never)},
-      ${e.perUser ? sql.jsonb(e.perUser as never) : null},
+      ${e.publicChannelId ?? null}, ${JSON.stringify(e.payload)}::jsonb,
+      ${e.perUser ? JSON.stringify(e.perUser) : null}::jsonb,
       ${e.spanIds && e.spanIds.length > 0 ? sql.array(e.spanIds as number[], 'int8') : null})`,
   );
-  await db.query(sql.unsafe`
+  return sql.unsafe`
     INSERT INTO events (id, realm_id, type, user_ids, public_channel_id, payload, per_user, span_ids)
-    VALUES ${sql.join(rows, sql.fragment`, `)}`);
+    VALUES ${sql.join(rows, sql.fragment`, `)}`;
+}
+
+/** Insert persisted events; call inside the mutation's transaction. */
+export async function insertEvents(db: CommonQueryMethods, realmId: number, events: readonly PublishedEvent[]): Promise<void> {
+  if (events.length > 0) await db.query(insertEventsQuery(realmId, events));
 }
 
 /** Is this event in the log (did the transaction that wrote it commit)? */
