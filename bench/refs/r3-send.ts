@@ -1,11 +1,25 @@
 // R3: the SQL of one Parley send, run through `pg` with nothing else: the transaction of
-// src/actors/conversations/send.ts (recipients' alert words, the message row, one user_messages
-// row per recipient, the event-log row), synchronous_commit on. Run by the harness as a child
+// src/actors/conversations/send.ts for a batch of one send (recipients' alert words, the message
+// row, one user_messages row per recipient, the event-log row): the statements' text from the
+// same functions of src/store, synchronous_commit on. Run by the harness as a child
 // process against the scenario's own database before Parley starts on it; prints one JSON line.
 // Its rows are marked (client 'bench-r3', event ids from R3_EVENT_ID_BASE) and removed afterwards.
+import { isDeepStrictEqual } from 'node:util';
 import pg from 'pg';
+import type { PublishedEvent } from '../../src/actors/event-sequencer.js';
 import { now } from '../load/protocol.js';
 import { startEmbedded } from '../../src/store/database.js';
+import { insertEventsQuery } from '../../src/store/events.js';
+import {
+  channelAlertWordsQuery,
+  insertMessagesQuery,
+  insertRecipientsQuery,
+  usersAlertWordsQuery,
+  type NewMessage,
+  type NewRecipients,
+} from '../../src/store/messages.js';
+import { DM_BIT } from '../../src/domain/flags.js';
+import { dmKeyOf } from '../../src/actors/realm/channel-index.js';
 
 export const R3_CLIENT = 'bench-r3';
 export const R3_EVENT_ID_BASE = 9_000_000_000_000;
@@ -36,56 +50,116 @@ export interface R3Result {
 const CONTENT = 'A benchmark message with a little **Markdown** in it.';
 const RENDERED = '<p>A benchmark message with a little <strong>Markdown</strong> in it.</p>';
 
-const ALERTS_CHANNEL = `SELECT a.user_id, array_agg(a.word) AS words FROM alert_words a
-  JOIN subscriptions s ON s.user_id = a.user_id AND s.channel_id = $1 AND s.active GROUP BY a.user_id`;
-const ALERTS_DM = `SELECT user_id, array_agg(word) AS words FROM alert_words WHERE user_id = ANY($1::int4[]) GROUP BY user_id`;
-const INSERT_MESSAGE = `INSERT INTO messages AS m (realm_id, sender_id, channel_id, topic, dm_key, content, rendered_content, date_sent,
-    client, has_link, has_image, has_attachment, is_me_message, kind)
-  VALUES ($1, $2, $3, $4, $5, $6, $7, to_timestamp($8), $9, false, false, false, false, 0)
-  RETURNING m.id, m.realm_id, m.sender_id, m.channel_id, m.topic, m.dm_key, m.content, m.rendered_content, m.date_sent,
-    m.last_edit_time, m.last_moved_time, m.client, m.has_link, m.has_image, m.has_attachment, m.is_me_message, m.kind`;
-const INSERT_CHANNEL_RECIPIENTS = `WITH personal AS (
-    SELECT * FROM unnest($1::int[], $2::int[]) AS p(user_id, bits)), recipients AS (
-    SELECT s.user_id FROM subscriptions s JOIN users u ON u.id = s.user_id
-    WHERE s.channel_id = $3 AND s.active AND u.is_active
-    UNION SELECT $4::int)
-  INSERT INTO user_messages (user_id, message_id, flags)
-  SELECT r.user_id, $5::bigint, 0::int | CASE WHEN r.user_id = $4 THEN 1::int ELSE 0 END | coalesce(p.bits, 0)
-  FROM recipients r LEFT JOIN personal p ON p.user_id = r.user_id
-  RETURNING user_id, flags`;
-const INSERT_DM_RECIPIENTS = `WITH personal AS (
-    SELECT * FROM unnest($1::int[], $2::int[]) AS p(user_id, bits))
-  INSERT INTO user_messages (user_id, message_id, flags)
-  SELECT r.user_id, $3::bigint, 0::int | CASE WHEN r.user_id = $4 THEN 1::int ELSE 0 END | coalesce(p.bits, 0)
-  FROM unnest($5::int4[]) AS r(user_id) LEFT JOIN personal p ON p.user_id = r.user_id
-  RETURNING user_id, flags`;
-const INSERT_EVENT = `INSERT INTO events (id, realm_id, type, user_ids, public_channel_id, payload, per_user, span_ids)
-  VALUES ($1, $2, 'message', $3::int4[], $4, $5::jsonb, NULL, NULL)`;
+interface SendShape {
+  readonly senderId: number;
+  /** The participants of a direct message, else null (a channel message). */
+  readonly dm: readonly number[] | null;
+  readonly channelId: number | null;
+}
+
+/**
+ * One statement of a send as pg runs it: the text that Parley's builder makes (taken once), with
+ * values made here directly, so that R3 pays for the database work and not for building SQL.
+ * The first send checks these values against the builder's: R3 runs exactly Parley's SQL.
+ */
+class Statement<I> {
+  private text: string | null = null;
+
+  constructor(
+    private readonly build: (input: I) => { readonly sql: string; readonly values: readonly unknown[] },
+    private readonly values: (input: I) => unknown[],
+  ) {}
+
+  args(input: I): [string, unknown[]] {
+    const values = this.values(input);
+    if (this.text === null) {
+      const q = this.build(input);
+      if (!isDeepStrictEqual(values, [...q.values])) throw new Error(`R3's values differ from Parley's for:\n${q.sql}`);
+      this.text = q.sql.replaceAll('$slonik_', '$');
+    }
+    return [this.text, values];
+  }
+}
+
+/** The message row of a send (as src/actors/conversations/send.ts stores it). */
+const newMessage = (job: R3Job, s: SendShape, nowMs: number): NewMessage => ({
+  realmId: job.realmId,
+  senderId: s.senderId,
+  channelId: s.dm ? null : s.channelId,
+  topic: s.dm ? null : 'bench',
+  dmKey: s.dm ? dmKeyOf(s.dm) : null,
+  content: CONTENT,
+  renderedContent: RENDERED,
+  client: R3_CLIENT,
+  hasLink: false,
+  hasImage: false,
+  hasAttachment: false,
+  isMeMessage: false,
+  nowMs,
+});
+
+/** As Parley's benchmark clients send (no User-Agent): not read by the sender, no mentions. */
+const recipients = (s: SendShape, messageId: number): NewRecipients => ({
+  messageId,
+  channelId: s.dm ? null : s.channelId,
+  userIds: s.dm,
+  rule: { common: s.dm ? DM_BIT : 0, senderId: s.senderId, senderBits: 0, personal: new Map() },
+});
+
+function statements(job: R3Job) {
+  return {
+    alertWords: new Statement<SendShape>(
+      (s) => (s.dm ? usersAlertWordsQuery(s.dm) : channelAlertWordsQuery(s.channelId!)),
+      (s) => [s.dm ?? s.channelId],
+    ),
+    message: new Statement<{ s: SendShape; nowMs: number }>(
+      ({ s, nowMs }) => insertMessagesQuery([newMessage(job, s, nowMs)]),
+      ({ s, nowMs }) => {
+        const m = newMessage(job, s, nowMs);
+        return [m.realmId, m.senderId, m.channelId, m.topic, m.dmKey, m.content, m.renderedContent, nowMs / 1000, m.client, false, false, false, false, 0];
+      },
+    ),
+    recipients: new Statement<{ s: SendShape; messageId: number }>(
+      ({ s, messageId }) => insertRecipientsQuery([recipients(s, messageId)]),
+      ({ s, messageId }) => {
+        const r = recipients(s, messageId);
+        const head = [[messageId], [r.channelId], [s.senderId], [0], [r.rule.common]];
+        return s.dm ? [...head, s.dm.map(() => messageId), [...s.dm]] : [...head, [s.channelId]];
+      },
+    ),
+    event: new Statement<PublishedEvent>(
+      (e) => insertEventsQuery(job.realmId, [e]),
+      (e) => [e.id, job.realmId, e.type, e.userIds, e.publicChannelId, JSON.stringify(e.payload), null, null],
+    ),
+  };
+}
 
 export async function runR3(job: R3Job): Promise<R3Result> {
   const embedded = job.url === null ? await startEmbedded({ dataDir: job.dataDir! }) : null;
   const pool = new pg.Pool({ connectionString: job.url ?? embedded!.url, max: job.pool });
   pool.on('connect', (c) => void c.query('SET synchronous_commit = on'));
   let eventId = R3_EVENT_ID_BASE;
+  const sql = statements(job);
   const latencies: number[] = [];
   const send = async (client: number) => {
     const senderId = job.senders[client % job.senders.length]!;
     const c = await pool.connect();
     try {
       await c.query('BEGIN');
-      let recipients: Array<{ user_id: number }>;
-      if (job.kind === 'channel') {
-        await c.query(ALERTS_CHANNEL, [job.channelId]);
-        const m = await c.query(INSERT_MESSAGE, [job.realmId, senderId, job.channelId, 'bench', null, CONTENT, RENDERED, Date.now() / 1000, R3_CLIENT]);
-        recipients = (await c.query(INSERT_CHANNEL_RECIPIENTS, [[], [], job.channelId, senderId, m.rows[0].id])).rows;
-        await c.query(INSERT_EVENT, [eventId++, job.realmId, recipients.map((r) => r.user_id), job.channelId, JSON.stringify({ message: m.rows[0], flags: [] })]);
-      } else {
-        const ids = [senderId, job.partners[client % job.partners.length]!].sort((a, b) => a - b);
-        await c.query(ALERTS_DM, [ids]);
-        const m = await c.query(INSERT_MESSAGE, [job.realmId, senderId, null, null, ids.join(','), CONTENT, RENDERED, Date.now() / 1000, R3_CLIENT]);
-        recipients = (await c.query(INSERT_DM_RECIPIENTS, [[], [], m.rows[0].id, senderId, ids])).rows;
-        await c.query(INSERT_EVENT, [eventId++, job.realmId, recipients.map((r) => r.user_id), null, JSON.stringify({ message: m.rows[0], flags: [] })]);
-      }
+      const dm = job.kind === 'dm' ? [senderId, job.partners[client % job.partners.length]!].sort((a, b) => a - b) : null;
+      const shape: SendShape = { senderId, dm, channelId: job.channelId };
+      await c.query(...sql.alertWords.args(shape));
+      const message = (await c.query(...sql.message.args({ s: shape, nowMs: Date.now() }))).rows[0] as { id: number };
+      const rows = (await c.query(...sql.recipients.args({ s: shape, messageId: message.id }))).rows as Array<{ user_id: number }>;
+      const event: PublishedEvent = {
+        id: eventId++,
+        type: 'message',
+        payload: { message, flags: [] },
+        userIds: rows.map((r) => r.user_id),
+        publicChannelId: dm ? null : job.channelId,
+        persisted: true,
+      };
+      await c.query(...sql.event.args(event));
       await c.query('COMMIT');
     } finally {
       c.release();

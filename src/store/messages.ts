@@ -52,14 +52,31 @@ export interface NewMessage {
   readonly nowMs: number;
 }
 
-export function insertMessage(db: CommonQueryMethods, m: NewMessage): Promise<MessageRow> {
-  return db.one(sql.type(messageRow)`
+/**
+ * The statement storing messages in the order given (their ids increase in that order: the rows
+ * of a VALUES list are inserted in turn). Also run by the send benchmark's reference
+ * (bench/refs/r3-send.ts).
+ */
+export function insertMessagesQuery(ms: readonly NewMessage[]) {
+  const rows = ms.map(
+    (m) => sql.fragment`(${m.realmId}, ${m.senderId}, ${m.channelId}, ${m.topic}, ${m.dmKey}, ${m.content}, ${m.renderedContent},
+      to_timestamp(${m.nowMs / 1000}), ${m.client}, ${m.hasLink}, ${m.hasImage}, ${m.hasAttachment}, ${m.isMeMessage}, ${m.kind ?? 0})`,
+  );
+  return sql.type(messageRow)`
     INSERT INTO messages AS m (realm_id, sender_id, channel_id, topic, dm_key, content, rendered_content, date_sent,
                                client, has_link, has_image, has_attachment, is_me_message, kind)
-    VALUES (${m.realmId}, ${m.senderId}, ${m.channelId}, ${m.topic}, ${m.dmKey}, ${m.content}, ${m.renderedContent},
-            to_timestamp(${m.nowMs / 1000}), ${m.client}, ${m.hasLink}, ${m.hasImage}, ${m.hasAttachment},
-            ${m.isMeMessage}, ${m.kind ?? 0})
-    RETURNING ${messageColumns}`);
+    VALUES ${sql.join(rows, sql.fragment`, `)}
+    RETURNING ${messageColumns}`;
+}
+
+/** Store messages in one statement; their rows come back in the order given. */
+export async function insertMessages(db: CommonQueryMethods, ms: readonly NewMessage[]): Promise<MessageRow[]> {
+  // Ids are drawn from the sequence as the rows are inserted, in the list's order.
+  const rows = [...(await db.many(insertMessagesQuery(ms)))].sort((a, b) => a.id - b.id);
+  rows.forEach((r, i) => {
+    if (r.sender_id !== ms[i]!.senderId || r.content !== ms[i]!.content) throw new Error('inserted messages came back out of order');
+  });
+  return rows;
 }
 
 /** How the flags of each recipient of a new message are computed in SQL. */
@@ -73,75 +90,96 @@ export interface FlagRule {
   readonly personal: ReadonlyMap<number, number>;
 }
 
-const recipientRow = z.object({ user_id: z.number(), flags: z.number() });
+/** Who receives a new message, and with which flags. */
+export interface NewRecipients {
+  readonly messageId: number;
+  /** A channel message reaches the channel's active subscribers who are active users, and its sender; */
+  readonly channelId: number | null;
+  /** a direct message its participants (known to the caller). */
+  readonly userIds: readonly number[] | null;
+  readonly rule: FlagRule;
+}
+
+const recipientRow = z.object({ message_id: z.number(), user_id: z.number(), flags: z.number() });
 export type RecipientRow = z.infer<typeof recipientRow>;
 
-/** The per-user bits of a rule as a CTE `personal(user_id, bits)`. */
-function personalCte(rule: FlagRule) {
-  const ids = [...rule.personal.keys()];
-  const bits = [...rule.personal.values()];
-  return sql.fragment`personal AS (
-    SELECT * FROM unnest(${sql.array(ids, 'int4')}::int[], ${sql.array(bits, 'int4')}::int[]) AS p(user_id, bits))`;
-}
-
-/** A recipient's flags under a rule (`r` the recipient, `p` its personal bits). */
-function flagsOf(rule: FlagRule) {
-  return sql.fragment`${rule.common}::int
-    | CASE WHEN r.user_id = ${rule.senderId} THEN ${rule.senderBits}::int ELSE 0 END
-    | coalesce(p.bits, 0)`;
-}
-
 /**
- * One statement for all recipients of a channel message: its active subscribers who are active
- * users, plus the sender. Returns each recipient with its flags.
+ * The statement storing the user_messages rows of new messages, whatever their number and their
+ * recipients' (one INSERT … SELECT); it has only the parts its batch needs (a subscribers' part
+ * for channel messages, a participants' part for direct ones, personal bits when someone has
+ * any), so that a batch of one costs what a statement for one message would. Also run by
+ * bench/refs/r3-send.ts.
  */
-export function insertChannelRecipients(
-  db: CommonQueryMethods,
-  messageId: number,
-  channelId: number,
-  rule: FlagRule,
-): Promise<readonly RecipientRow[]> {
-  return db.any(sql.type(recipientRow)`
-    WITH ${personalCte(rule)}, recipients AS (
-      SELECT s.user_id FROM subscriptions s JOIN users u ON u.id = s.user_id
-      WHERE s.channel_id = ${channelId} AND s.active AND u.is_active
-      UNION SELECT ${rule.senderId}::int
-    )
+export function insertRecipientsQuery(batch: readonly NewRecipients[]) {
+  const personal = batch.flatMap((b) => [...b.rule.personal].map(([userId, bits]) => ({ messageId: b.messageId, userId, bits })));
+  const inChannels = batch.filter((b) => b.channelId !== null);
+  const direct = batch.flatMap((b) => (b.userIds ?? []).map((userId) => ({ messageId: b.messageId, userId })));
+  const parts = [];
+  if (inChannels.length > 0) {
+    // The channels named outright, so that subscriptions are read through their channel index
+    // (a join on the CTE alone lets the planner scan the whole table).
+    const channelIds = [...new Set(inChannels.map((b) => b.channelId!))];
+    parts.push(sql.fragment`
+      SELECT m.id AS message_id, s.user_id FROM msgs m
+      JOIN subscriptions s ON s.channel_id = m.channel_id AND s.active
+      JOIN users u ON u.id = s.user_id AND u.is_active
+      WHERE s.channel_id = ANY(${sql.array(channelIds, 'int4')}::int[])
+      UNION SELECT m.id, m.sender_id FROM msgs m WHERE m.channel_id IS NOT NULL`);
+  }
+  if (direct.length > 0) {
+    parts.push(sql.fragment`
+      SELECT * FROM unnest(${sql.array(direct.map((d) => d.messageId), 'int8')}::bigint[],
+                           ${sql.array(direct.map((d) => d.userId), 'int4')}::int[]) AS d(message_id, user_id)`);
+  }
+  const personalCte =
+    personal.length === 0
+      ? sql.fragment``
+      : sql.fragment`, personal AS (
+      SELECT * FROM unnest(${sql.array(personal.map((p) => p.messageId), 'int8')}::bigint[],
+                           ${sql.array(personal.map((p) => p.userId), 'int4')}::int[],
+                           ${sql.array(personal.map((p) => p.bits), 'int4')}::int[]) AS p(message_id, user_id, bits))`;
+  return sql.type(recipientRow)`
+    WITH msgs AS (
+      SELECT * FROM unnest(${sql.array(batch.map((b) => b.messageId), 'int8')}::bigint[],
+                           ${sql.array(batch.map((b) => b.channelId), 'int4')}::int[],
+                           ${sql.array(batch.map((b) => b.rule.senderId), 'int4')}::int[],
+                           ${sql.array(batch.map((b) => b.rule.senderBits), 'int4')}::int[],
+                           ${sql.array(batch.map((b) => b.rule.common), 'int4')}::int[]) AS m(id, channel_id, sender_id, sender_bits, common)
+    )${personalCte}, recipients AS (${sql.join(parts, sql.fragment` UNION `)})
     INSERT INTO user_messages (user_id, message_id, flags)
-    SELECT r.user_id, ${messageId}::bigint, ${flagsOf(rule)}
-    FROM recipients r LEFT JOIN personal p ON p.user_id = r.user_id
-    RETURNING user_id, flags`);
+    SELECT r.user_id, r.message_id,
+           m.common | CASE WHEN r.user_id = m.sender_id THEN m.sender_bits ELSE 0 END
+           | ${personal.length === 0 ? sql.fragment`0` : sql.fragment`coalesce((SELECT p.bits FROM personal p WHERE p.message_id = r.message_id AND p.user_id = r.user_id), 0)`}
+    FROM recipients r JOIN msgs m ON m.id = r.message_id
+    RETURNING message_id, user_id, flags`;
 }
 
-/** The recipients of a direct message (the participants, known to the caller). */
-export function insertDmRecipients(
-  db: CommonQueryMethods,
-  messageId: number,
-  userIds: readonly number[],
-  rule: FlagRule,
-): Promise<readonly RecipientRow[]> {
-  return db.any(sql.type(recipientRow)`
-    WITH ${personalCte(rule)}
-    INSERT INTO user_messages (user_id, message_id, flags)
-    SELECT r.user_id, ${messageId}::bigint, ${flagsOf(rule)}
-    FROM unnest(${sql.array(userIds, 'int4')}::int[]) AS r(user_id) LEFT JOIN personal p ON p.user_id = r.user_id
-    RETURNING user_id, flags`);
+/** Store the recipients of new messages; each message's rows, by its id. */
+export async function insertRecipients(db: CommonQueryMethods, batch: readonly NewRecipients[]): Promise<Map<number, RecipientRow[]>> {
+  const out = new Map<number, RecipientRow[]>(batch.map((b) => [b.messageId, []]));
+  for (const r of await db.any(insertRecipientsQuery(batch))) out.get(r.message_id)!.push(r);
+  return out;
 }
 
 const alertRow = z.object({ user_id: z.number(), words: z.array(z.string()) });
 
-/** Alert words of a channel's active subscribers (only those who have any). */
+/** Alert words of a channel's active subscribers (only those who have any). Also run by R3. */
+export const channelAlertWordsQuery = (channelId: number) => sql.type(alertRow)`
+  SELECT a.user_id, array_agg(a.word) AS words FROM alert_words a
+  JOIN subscriptions s ON s.user_id = a.user_id AND s.channel_id = ${channelId} AND s.active
+  GROUP BY a.user_id`;
+
 export function channelAlertWords(db: CommonQueryMethods, channelId: number): Promise<readonly z.infer<typeof alertRow>[]> {
-  return db.any(sql.type(alertRow)`
-    SELECT a.user_id, array_agg(a.word) AS words FROM alert_words a
-    JOIN subscriptions s ON s.user_id = a.user_id AND s.channel_id = ${channelId} AND s.active
-    GROUP BY a.user_id`);
+  return db.any(channelAlertWordsQuery(channelId));
 }
 
+/** Alert words of these users (only those who have any). Also run by R3. */
+export const usersAlertWordsQuery = (userIds: readonly number[]) => sql.type(alertRow)`
+  SELECT user_id, array_agg(word) AS words FROM alert_words
+  WHERE user_id = ANY(${sql.array(userIds, 'int4')}) GROUP BY user_id`;
+
 export function usersAlertWords(db: CommonQueryMethods, userIds: readonly number[]): Promise<readonly z.infer<typeof alertRow>[]> {
-  return db.any(sql.type(alertRow)`
-    SELECT user_id, array_agg(word) AS words FROM alert_words
-    WHERE user_id = ANY(${sql.array(userIds, 'int4')}) GROUP BY user_id`);
+  return db.any(usersAlertWordsQuery(userIds));
 }
 
 /** Who took part in a topic: its senders and the users who reacted in it (topic wildcards). */

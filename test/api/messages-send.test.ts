@@ -277,6 +277,44 @@ delivery('Idempotency-Key: a retried send is stored once', async () => {
   assert.is.not(other.id, assertSuccess(a).id);
 });
 
+// Sends queued behind one in flight are stored together (group commit, src/actors/conversations/
+// send.ts). A batch whose transaction fails (here: two sends of one batch claim the same key) is
+// retried send by send, so the others are not refused with it.
+delivery('concurrent sends to one channel: each answered, duplicates once, events in order', async () => {
+  const { member, owner, admin, moderator } = cast;
+  const { queue_id } = await registerState(owner, { types: ['message'] });
+  const senders = [member, owner, admin, moderator, member, owner];
+  // The owner's sends are read for the owner: each message of a batch keeps its own flag rule.
+  const post = (u: TestUser, content: string, key?: string) =>
+    u.post(
+      '/api/v1/messages',
+      { type: 'stream', to: 'general', topic: 'group commit', content, ...(u === owner ? { read_by_sender: true } : {}) },
+      key ? { headers: { 'Idempotency-Key': key } } : {},
+    );
+  const answers = await Promise.all([
+    post(member, 'first'),
+    ...senders.map((u, i) => post(u, `batched ${i}`)),
+    post(member, 'twice', 'group-dup'),
+    post(member, 'twice', 'group-dup'),
+  ]);
+  const ids = answers.map((r) => assertSuccess(r).id as number);
+  assert.is(ids[7], ids[8], 'the duplicate got the first send\'s id');
+  assert.is(new Set(ids).size, 8);
+  const stored = await server.app.db.any(sql.type(z.object({ id: z.number(), content: z.string(), sender_id: z.number() }))`
+    SELECT id, content, sender_id FROM messages WHERE topic = 'group commit' ORDER BY id`);
+  assert.equal(stored.map((m) => m.id), [...new Set(ids)].sort((a, b) => a - b));
+  const expected = ['first', ...senders.map((_, i) => `batched ${i}`), 'twice'];
+  for (const [i, id] of ids.entries()) {
+    const row = stored.find((m) => m.id === id)!;
+    assert.is(row.content, expected[Math.min(i, 7)]);
+    assert.is(row.sender_id, [member, ...senders, member, member][i]!.id);
+  }
+  const events = (await drainEvents(owner, queue_id)).filter((e) => e.type === 'message');
+  assert.equal(events.map((e) => e.message.id), stored.map((m) => m.id));
+  for (let i = 1; i < events.length; i++) assert.ok(events[i]!.id > events[i - 1]!.id);
+  for (const e of events) assert.equal(e.flags, e.message.sender_id === owner.id ? ['read'] : []);
+});
+
 delivery('an Idempotency-Key that is not printable ASCII is a 400', async () => {
   const { member } = cast;
   const params = { type: 'stream', to: 'general', topic: 'idem', content: 'bad key' };

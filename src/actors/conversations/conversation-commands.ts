@@ -2,10 +2,11 @@
 import { deleteMessage } from './delete.js';
 import { editMessage } from './edit.js';
 import { react } from './reactions.js';
-import { sendMessage } from './send.js';
+import { MAX_SENDS_PER_TRANSACTION, sendMessages } from './send.js';
+import { Batched } from './serial-actor.js';
 
 export const conversationCommands = {
-  send: sendMessage,
+  send: new Batched(sendMessages, MAX_SENDS_PER_TRANSACTION),
   edit: editMessage,
   delete: deleteMessage,
   react,

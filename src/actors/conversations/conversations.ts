@@ -23,7 +23,7 @@ import type { RealmHandle } from '../realm/actor.js';
 import type { Services } from '../../services.js';
 import { deleteOldIdempotencyKeys } from '../../store/messages.js';
 import { conversationCommands } from './conversation-commands.js';
-import { Reroute, spawnSerialActor, type SerialCommand } from './serial-actor.js';
+import { Reroute, spawnSerialActor, type CommandInput, type CommandResult, type SerialCommand } from './serial-actor.js';
 import { userDataCommands } from './user-data-commands.js';
 
 const CHANNEL_BUCKETS = 64;
@@ -112,12 +112,12 @@ export class Conversations {
   async ask<K extends keyof ConvCommands>(
     key: ConversationKey,
     name: K,
-    input: Parameters<ConvCommands[K]>[1],
-  ): Promise<Awaited<ReturnType<ConvCommands[K]>>> {
+    input: CommandInput<ConvCommands[K]>,
+  ): Promise<CommandResult<ConvCommands[K]>> {
     let target = key;
     for (let i = 0; ; i++) {
       try {
-        return await ask<SerialCommand<ConversationContext>, Awaited<ReturnType<ConvCommands[K]>>>(
+        return await ask<SerialCommand<ConversationContext>, CommandResult<ConvCommands[K]>>(
           this.realm.services.runtime,
           this.actorFor(target),
           (replyTo) => ({ kind: 'command', name, input, replyTo: replyTo as Ref<Reply<unknown>> }),
@@ -133,15 +133,15 @@ export class Conversations {
   askUser<K extends keyof UserCommands>(
     userId: number,
     name: K,
-    input: Parameters<UserCommands[K]>[1],
-  ): Promise<Awaited<ReturnType<UserCommands[K]>>> {
+    input: CommandInput<UserCommands[K]>,
+  ): Promise<CommandResult<UserCommands[K]>> {
     const bucket = bucketOf(userId, USER_BUCKETS);
     let ref = this.userActors.get(bucket);
     if (!ref) {
       ref = spawnSerialActor(this.realm.ref, `ub-${bucket}`, this.writeContext(), userDataCommands, this.realm.services.log);
       this.userActors.set(bucket, ref);
     }
-    return ask<SerialCommand<WriteContext>, Awaited<ReturnType<UserCommands[K]>>>(this.realm.services.runtime, ref, (replyTo) => ({
+    return ask<SerialCommand<WriteContext>, CommandResult<UserCommands[K]>>(this.realm.services.runtime, ref, (replyTo) => ({
       kind: 'command',
       name,
       input,

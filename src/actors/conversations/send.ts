@@ -1,13 +1,17 @@
-// The send command of a conversation's owner: store the message and one user_messages row per
-// recipient with its flags (one INSERT … SELECT for a channel of any size), and emit one
-// `message` event for all recipients, with per-user flags only where they differ from the most
-// common set. Everything about who may send what was checked by the caller (send-rules.ts).
+// The send command of a conversation's owner, batched: the sends queued in the owner are stored in
+// one transaction (group commit) — the message rows in one statement, every user_messages row
+// with its flags in one INSERT … SELECT (a channel of any size) — and each emits one `message`
+// event for all its recipients, with per-user flags only where they differ from the most common
+// set. Everything about who may send what was checked by the caller (send-rules.ts).
+import type { CommonQueryMethods } from 'slonik';
 import { matchesAlertWords } from '../../domain/alert-words.js';
 import { DM_BIT, FLAG_BITS, flagNames } from '../../domain/flags.js';
 import { messageEvent } from '../../domain/events/messages.js';
 import * as store from '../../store/messages.js';
 import { setFirstMessageIfUnset } from '../../store/channels.js';
 import { notifyAfterCommit } from '../../push/push-targets.js';
+import { isDatabaseUnavailable } from '../../store/database.js';
+import { fail, ok, type Reply } from '../runtime.js';
 import type { ConversationContext } from './conversations.js';
 import { messageObject, type Linkifiers } from './message-view.js';
 
@@ -66,35 +70,93 @@ function commonFlags(rows: readonly store.RecipientRow[]): number {
   return best;
 }
 
-export async function sendMessage(ctx: ConversationContext, input: SendInput): Promise<SendResult> {
-  const { realm } = ctx;
+/** The most sends one transaction stores. */
+export const MAX_SENDS_PER_TRANSACTION = 100;
+
+/**
+ * The send command, batched (group commit): the owner hands over every send queued behind the
+ * one in flight, and they are stored in one transaction, with one statement of each kind
+ * whatever their number. Each send gets its own answer. A batch that fails for a reason other
+ * than the database being unreachable (a send whose idempotency key a concurrent send claimed,
+ * a bug) is rolled back and retried one send per transaction, so that one send's failure is its
+ * own; an unreachable database fails them all (their commit may be in doubt: never retried here).
+ */
+export async function sendMessages(ctx: ConversationContext, inputs: readonly SendInput[]): Promise<Array<Reply<SendResult>>> {
   const db = ctx.services.db;
-  if (input.idempotencyKey !== undefined) {
-    const earlier = await store.findIdempotentSend(db, input.senderId, input.idempotencyKey);
-    if (earlier !== null) return { id: earlier };
+  const results: Array<Reply<SendResult> | undefined> = inputs.map(() => undefined);
+  const fresh: number[] = [];
+  for (const [i, input] of inputs.entries()) {
+    const earlier = input.idempotencyKey === undefined ? null : await store.findIdempotentSend(db, input.senderId, input.idempotencyKey);
+    if (earlier !== null) results[i] = ok({ id: earlier });
+    else fresh.push(i);
   }
+  if (fresh.length > 0) {
+    try {
+      const ids = await storeSends(ctx, fresh.map((i) => inputs[i]!));
+      fresh.forEach((i, k) => (results[i] = ok({ id: ids[k]! })));
+    } catch (e) {
+      if (isDatabaseUnavailable(e) || fresh.length === 1) {
+        for (const i of fresh) results[i] = await afterFailure(ctx, inputs[i]!, e);
+      } else {
+        for (const i of fresh) results[i] = await sendAlone(ctx, inputs[i]!);
+      }
+    }
+  }
+  return results.map((r) => r!);
+}
+
+async function sendAlone(ctx: ConversationContext, input: SendInput): Promise<Reply<SendResult>> {
   try {
-    const sent = await ctx.write(
-      async (tx, emit) => {
-        const state = realm.state;
+    return ok({ id: (await storeSends(ctx, [input]))[0]! });
+  } catch (e) {
+    return afterFailure(ctx, input, e);
+  }
+}
+
+/** A send whose transaction failed: answered by the send that claimed its key first, or failed. */
+async function afterFailure(ctx: ConversationContext, input: SendInput, e: unknown): Promise<Reply<SendResult>> {
+  if (!(e instanceof DuplicateSend)) return fail(e);
+  return ok({ id: (await store.findIdempotentSend(ctx.services.db, input.senderId, input.idempotencyKey!))! });
+}
+
+/** Alert words of everyone a batch may alert: per channel its subscribers, else by user. */
+async function alertWordsOf(tx: CommonQueryMethods, inputs: readonly SendInput[]) {
+  const channels = new Map<number, ReadonlyArray<{ user_id: number; words: readonly string[] }>>();
+  for (const id of new Set(inputs.flatMap((i) => (i.channel ? [i.channel.id] : [])))) channels.set(id, await store.channelAlertWords(tx, id));
+  const participants = [...new Set(inputs.flatMap((i) => i.dm?.userIds ?? []))];
+  const users = new Map((participants.length > 0 ? await store.usersAlertWords(tx, participants) : []).map((a) => [a.user_id, a.words]));
+  return (input: SendInput) =>
+    input.channel ? channels.get(input.channel.id)! : input.dm!.userIds.flatMap((id) => (users.has(id) ? [{ user_id: id, words: users.get(id)! }] : []));
+}
+
+/** Store the sends in one transaction; their message ids, in order. */
+async function storeSends(ctx: ConversationContext, inputs: readonly SendInput[]): Promise<number[]> {
+  const { realm } = ctx;
+  const nowMs = ctx.services.clock.now();
+  const sent = await ctx.write(
+    async (tx, emit) => {
+      const state = realm.state;
+      const alertWords = await alertWordsOf(tx, inputs);
+      const rules: store.FlagRule[] = [];
+      for (const input of inputs) {
         const personal = new Map<number, number>();
         const add = (userId: number, bit: number) => personal.set(userId, (personal.get(userId) ?? 0) | bit);
         for (const u of input.mentionedUserIds) add(u, FLAG_BITS.mentioned);
         if (input.readFor !== undefined) add(input.readFor, FLAG_BITS.read);
-        const alertRows = input.channel
-          ? await store.channelAlertWords(tx, input.channel.id)
-          : await store.usersAlertWords(tx, input.dm!.userIds);
-        for (const a of alertRows) if (a.user_id !== input.senderId && matchesAlertWords(input.content, a.words)) add(a.user_id, FLAG_BITS.has_alert_word);
+        for (const a of alertWords(input)) if (a.user_id !== input.senderId && matchesAlertWords(input.content, a.words)) add(a.user_id, FLAG_BITS.has_alert_word);
         if (input.topicWildcard && input.channel) {
           for (const u of await store.topicParticipants(tx, input.channel.id, input.channel.topic)) add(u, FLAG_BITS.topic_wildcard_mentioned);
         }
-        const rule: store.FlagRule = {
+        rules.push({
           common: (input.streamWildcard ? FLAG_BITS.stream_wildcard_mentioned : 0) | (input.dm ? DM_BIT : 0),
           senderId: input.senderId,
           senderBits: input.readBySender ? FLAG_BITS.read : 0,
           personal,
-        };
-        const row = await store.insertMessage(tx, {
+        });
+      }
+      const rows = await store.insertMessages(
+        tx,
+        inputs.map((input) => ({
           realmId: realm.id,
           senderId: input.senderId,
           channelId: input.channel?.id ?? null,
@@ -108,21 +170,30 @@ export async function sendMessage(ctx: ConversationContext, input: SendInput): P
           hasAttachment: input.rendered.hasAttachment,
           isMeMessage: input.isMeMessage,
           kind: input.kind,
-          nowMs: ctx.services.clock.now(),
-        });
-        const recipients = input.channel
-          ? await store.insertChannelRecipients(tx, row.id, input.channel.id, rule)
-          : await store.insertDmRecipients(tx, row.id, input.dm!.userIds, rule);
-        if (input.channel && state.channels.get(input.channel.id)?.first_message_id === null) {
-          await setFirstMessageIfUnset(tx, input.channel.id, row.id);
+          nowMs,
+        })),
+      );
+      const recipients = await store.insertRecipients(
+        tx,
+        inputs.map((input, i) => ({ messageId: rows[i]!.id, channelId: input.channel?.id ?? null, userIds: input.dm?.userIds ?? null, rule: rules[i]! })),
+      );
+      const firsts = new Map<number, number>();
+      for (const [i, input] of inputs.entries()) {
+        if (input.channel && state.channels.get(input.channel.id)?.first_message_id === null && !firsts.has(input.channel.id)) {
+          firsts.set(input.channel.id, rows[i]!.id);
         }
+      }
+      for (const [channelId, messageId] of firsts) await setFirstMessageIfUnset(tx, channelId, messageId);
+      for (const [i, input] of inputs.entries()) {
+        const row = rows[i]!;
         await store.claimAttachments(tx, realm.id, input.senderId, row.id, input.rendered.uploadPathIds);
         if (input.idempotencyKey !== undefined && !(await store.claimIdempotencyKey(tx, input.senderId, input.idempotencyKey, row.id))) {
           throw new DuplicateSend();
         }
-        const common = commonFlags(recipients);
+        const mine = recipients.get(row.id)!;
+        const common = commonFlags(mine);
         const perUser: Record<number, { flags: string[] }> = {};
-        for (const r of recipients) if (r.flags !== common) perUser[r.user_id] = { flags: flagNames(r.flags) };
+        for (const r of mine) if (r.flags !== common) perUser[r.user_id] = { flags: flagNames(r.flags) };
         emit(
           messageEvent.build(
             {
@@ -131,34 +202,35 @@ export async function sendMessage(ctx: ConversationContext, input: SendInput): P
               ...(input.local ? { _local: input.local } : {}),
             },
             {
-              userIds: recipients.map((r) => r.user_id),
+              userIds: mine.map((r) => r.user_id),
               perUser,
               publicChannelId: input.channel?.isPublic ? input.channel.id : null,
             },
           ),
         );
-        return { id: row.id, recipients, dateSent: row.date_sent };
-      },
-      // After commit: what realm state caches about conversations.
-      (result) => {
-        const state = realm.state;
-        if (input.channel) state.channels.patch(input.channel.id, (c) => (c.first_message_id === null ? { ...c, first_message_id: result.id } : c));
+      }
+      return rows.map((row) => ({ id: row.id, recipients: recipients.get(row.id)!, dateSent: row.date_sent }));
+    },
+    // After commit: what realm state caches about conversations.
+    (result) => {
+      const state = realm.state;
+      for (const [i, input] of inputs.entries()) {
+        if (input.channel) state.channels.patch(input.channel.id, (c) => (c.first_message_id === null ? { ...c, first_message_id: result[i]!.id } : c));
         if (input.dm) state.channels.addDmConversation(input.dm.userIds);
-      },
-    );
+      }
+    },
+  );
+  for (const [i, input] of inputs.entries()) {
     const channel = input.channel ? realm.state.channels.get(input.channel.id) : undefined;
     notifyAfterCommit(realm, {
-      id: sent.id,
+      id: sent[i]!.id,
       senderId: input.senderId,
       content: input.content,
-      timestamp: Math.floor(sent.dateSent / 1000),
+      timestamp: Math.floor(sent[i]!.dateSent / 1000),
       channel: input.channel ? { id: input.channel.id, name: channel?.name ?? '', topic: input.channel.topic } : undefined,
       directRecipientIds: input.dm?.userIds,
-      recipients: sent.recipients,
+      recipients: sent[i]!.recipients,
     });
-    return { id: sent.id };
-  } catch (e) {
-    if (!(e instanceof DuplicateSend)) throw e;
-    return { id: (await store.findIdempotentSend(db, input.senderId, input.idempotencyKey!))! };
   }
+  return sent.map((s) => s.id);
 }

@@ -3,6 +3,10 @@
 // conversations and for users' personal data (flags, topic settings). Expected failures are
 // replies; a command may also reply with a Reroute: "this message now belongs to another
 // conversation, ask its owner" (see conversations.ts for the move protocol).
+//
+// A command may be batched (sends: group commit). Its messages are queued as they arrive and a
+// writer runs the queue in batches, each batch in one go, while the actor goes on receiving; any
+// other command waits until every batch queued before it is done, so the owner's order holds.
 import type { Logger } from 'pino';
 import { isApiError } from '../../domain/errors.js';
 import { isDatabaseUnavailable } from '../../store/database.js';
@@ -24,7 +28,30 @@ export class Reroute extends Error {
   }
 }
 
-export type CommandTable<C> = Readonly<Record<string, (ctx: C, input: never) => Promise<unknown>>>;
+/** A command run on several queued inputs at once; one Reply per input, in order. */
+export class Batched<C, I, R> {
+  constructor(
+    readonly run: (ctx: C, inputs: readonly I[]) => Promise<Array<Reply<R>>>,
+    readonly maxBatch: number,
+  ) {}
+}
+
+type Single<C> = (ctx: C, input: never) => Promise<unknown>;
+export type CommandTable<C> = Readonly<Record<string, Single<C> | Batched<C, never, unknown>>>;
+
+/** The input and answer type of a command, batched or not. */
+export type CommandInput<T> = T extends Batched<never, infer I, unknown> ? I : T extends (ctx: never, input: infer I) => Promise<unknown> ? I : never;
+export type CommandResult<T> = T extends Batched<never, never, infer R> ? R : T extends (ctx: never, input: never) => Promise<infer R> ? R : never;
+
+interface Queued {
+  readonly input: unknown;
+  readonly replyTo: Ref<Reply<unknown>>;
+}
+
+function logFailure(log: Logger, e: unknown, actor: string, command: string): void {
+  // An outage is not a bug: the request that asked reports it (a 503).
+  if (!isApiError(e) && !(e instanceof Reroute) && !isDatabaseUnavailable(e)) log.error({ err: e, actor, command }, 'command failed');
+}
 
 export function spawnSerialActor<C>(
   parent: Ref<unknown>,
@@ -33,17 +60,54 @@ export function spawnSerialActor<C>(
   commands: CommandTable<C>,
   log: Logger,
 ): Ref<SerialCommand<C>> {
+  const queues = new Map<string, Queued[]>();
+  let writer: Promise<void> | null = null;
+
+  const runBatches = async () => {
+    try {
+      for (;;) {
+        const next = [...queues].find(([, q]) => q.length > 0);
+        if (!next) return;
+        const [command, queue] = next;
+        const batched = commands[command] as Batched<C, unknown, unknown>;
+        const batch = queue.splice(0, batched.maxBatch);
+        let replies: Array<Reply<unknown>>;
+        try {
+          replies = await batched.run(ctx, batch.map((b) => b.input));
+        } catch (e) {
+          replies = batch.map(() => fail(e));
+        }
+        batch.forEach((b, i) => {
+          const r = replies[i]!;
+          if (!r.ok) logFailure(log, r.error, name, command);
+          reply(b.replyTo, r);
+        });
+      }
+    } finally {
+      writer = null;
+    }
+  };
+
   return spawnActor<null, SerialCommand<C>>(
     parent,
     name,
     async (_st, msg) => {
-      const command = commands[msg.name] as ((c: C, input: unknown) => Promise<unknown>) | undefined;
+      const command = commands[msg.name];
+      if (command instanceof Batched) {
+        let queue = queues.get(msg.name);
+        if (!queue) queues.set(msg.name, (queue = []));
+        queue.push({ input: msg.input, replyTo: msg.replyTo });
+        writer ??= runBatches();
+        return null;
+      }
+      // Batches queued before this command go first (no new ones are queued meanwhile: the
+      // actor handles one message at a time, this one included).
+      while (writer) await writer;
       try {
         if (!command) throw new Error(`Unknown command ${msg.name} for ${name}`);
-        reply(msg.replyTo, ok(await command(ctx, msg.input)));
+        reply(msg.replyTo, ok(await command(ctx, msg.input as never)));
       } catch (e) {
-        // An outage is not a bug: the request that asked reports it (a 503).
-        if (!isApiError(e) && !(e instanceof Reroute) && !isDatabaseUnavailable(e)) log.error({ err: e, actor: name, command: msg.name }, 'command failed');
+        logFailure(log, e, name, msg.name);
         reply(msg.replyTo, fail(e));
       }
       return null;

@@ -1,0 +1,95 @@
+// The serial actor's batched commands (group commit of sends): inputs that arrive while a batch is
+// running go together in the next one, each gets its own answer, and a command that is not
+// batched runs only after every batch queued before it.
+import pino from 'pino';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { ask, fail, ok, startRuntime, type ActorRuntime, type Reply } from '../../src/actors/runtime.js';
+import { Batched, spawnSerialActor, type SerialCommand } from '../../src/actors/conversations/serial-actor.js';
+
+interface Log {
+  readonly events: string[];
+  /** Resolves the batch now running. */
+  release: (() => void) | null;
+}
+
+function commands(log: Log) {
+  return {
+    add: new Batched(async (_ctx: null, inputs: readonly number[]): Promise<Array<Reply<number>>> => {
+      log.events.push(`batch ${inputs.join(',')}`);
+      await new Promise<void>((r) => (log.release = r));
+      return inputs.map((n) => (n < 0 ? fail(new Error(`negative ${n}`)) : ok(n * 10)));
+    }, 3),
+    note: async (_ctx: null, text: string) => {
+      log.events.push(`note ${text}`);
+      return text;
+    },
+  };
+}
+
+let runtime: ActorRuntime;
+const t = suite('serial actor: batched commands');
+t.before(() => {
+  runtime = startRuntime(pino({ level: 'silent' }), 5_000);
+});
+t.after(() => runtime.stop());
+
+const tick = () => new Promise((r) => setTimeout(r, 10));
+
+function start(name: string) {
+  const log: Log = { events: [], release: null };
+  const ref = spawnSerialActor<null>(runtime.system, name, null, commands(log), pino({ level: 'silent' }));
+  const call = <T>(command: string, input: unknown) =>
+    ask<SerialCommand<null>, T>(runtime, ref, (replyTo) => ({ kind: 'command', name: command, input, replyTo }));
+  /** Let the running batch finish, and wait for the next to start (or for nothing). */
+  const next = async () => {
+    const release = log.release;
+    log.release = null;
+    release?.();
+    await tick();
+  };
+  return { log, call, next };
+}
+
+t('inputs that arrive during a batch go together in the next, at most maxBatch at a time', async () => {
+  const { log, call, next } = start('a');
+  const answers = [1, 2, 3, 4, 5, 6].map((n) => call<number>('add', n));
+  await tick();
+  assert.equal(log.events, ['batch 1']);
+  await next();
+  assert.equal(log.events, ['batch 1', 'batch 2,3,4']);
+  await next();
+  await next();
+  assert.equal(log.events, ['batch 1', 'batch 2,3,4', 'batch 5,6']);
+  assert.equal(await Promise.all(answers), [10, 20, 30, 40, 50, 60]);
+});
+
+t('each input gets its own answer, failures included', async () => {
+  const { call, next } = start('b');
+  const first = call<number>('add', 1);
+  await tick();
+  const answers = [2, -3, 4].map((n) => call<number>('add', n).then(String, (e: Error) => e.message));
+  await tick();
+  await next();
+  await next();
+  assert.is(await first, 10);
+  assert.equal(await Promise.all(answers), ['20', 'negative -3', '40']);
+});
+
+t('a command that is not batched waits for the batches queued before it', async () => {
+  const { log, call, next } = start('c');
+  const sends = [call<number>('add', 1), call<number>('add', 2)];
+  const note = call<string>('note', 'after 2');
+  const later = call<number>('add', 3);
+  await tick();
+  assert.equal(log.events, ['batch 1']);
+  await next();
+  assert.equal(log.events, ['batch 1', 'batch 2']);
+  await next();
+  // The note ran once batch 2 was done; the send after it started a batch of its own.
+  assert.equal(log.events, ['batch 1', 'batch 2', 'note after 2', 'batch 3']);
+  await next();
+  assert.equal(await Promise.all([...sends, note, later]), [10, 20, 'after 2', 30]);
+});
+
+t.run();
