@@ -149,7 +149,15 @@ export function parseCommand(argv: string[]): { cmd: AdminCommand; json: boolean
   }
 }
 
-function printHuman(result: AdminResult): void {
+/**
+ * Write and wait until the text is handed to the operating system: to a pipe, stdout is
+ * asynchronous, and exiting before then cut a large `user seed --json` list short.
+ */
+function write(stream: NodeJS.WriteStream, text: string): Promise<void> {
+  return new Promise((resolve) => stream.write(text, () => resolve()));
+}
+
+function printHuman(result: AdminResult): Promise<void> {
   const lines: string[] = [];
   const walk = (o: Record<string, unknown>, indent: string) => {
     for (const [k, v] of Object.entries(o)) {
@@ -168,7 +176,7 @@ function printHuman(result: AdminResult): void {
     }
   };
   walk(result, '');
-  process.stdout.write(lines.join('\n') + '\n');
+  return write(process.stdout, lines.join('\n') + '\n');
 }
 
 async function execute(cmd: AdminCommand): Promise<AdminResult> {
@@ -195,7 +203,7 @@ async function main(): Promise<number> {
   try {
     parsed = parseCommand(process.argv.slice(2));
   } catch (e) {
-    process.stderr.write(`${(e as Error).message}\n\n${USAGE}\n`);
+    await write(process.stderr, `${(e as Error).message}\n\n${USAGE}\n`);
     return 2;
   }
   try {
@@ -204,16 +212,16 @@ async function main(): Promise<number> {
       writeClientConfig(parsed.apirc, { email: String(result.email), key: result.api_key, site: String(result.site) });
       result.apirc = parsed.apirc;
     }
-    if (parsed.json) process.stdout.write(JSON.stringify(result) + '\n');
-    else printHuman(result);
+    if (parsed.json) await write(process.stdout, JSON.stringify(result) + '\n');
+    else await printHuman(result);
     return 0;
   } catch (e) {
     const known = e instanceof CommandError || e instanceof LockedError || e instanceof ConfigError;
     const msg = known || (e as { name?: string }).name === 'ApiError' || (e as { name?: string }).name === 'ZodError'
       ? (e as Error).message
       : `Unexpected failure: ${(e as Error).stack ?? String(e)}`;
-    if (parsed.json) process.stdout.write(JSON.stringify({ error: msg }) + '\n');
-    process.stderr.write(`error: ${msg}\n`);
+    if (parsed.json) await write(process.stdout, JSON.stringify({ error: msg }) + '\n');
+    await write(process.stderr, `error: ${msg}\n`);
     return 1;
   }
 }

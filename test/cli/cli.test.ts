@@ -96,6 +96,14 @@ t('user seed creates members in bulk, numbered after an earlier seed, with worki
   assert.match(bad.stderr, '--count must be an integer from 1 to 100000');
 });
 
+// A list larger than a pipe's buffer (64 KiB), read only after a while: the CLI must not exit
+// before all of its output has gone into the pipe.
+t('user seed --json prints every account to a pipe that is read slowly', async () => {
+  const big = json(await runCli(['user', 'seed', '--host', 'acme.test', '--count', '1000', '--prefix', 'bulk', '--json'], env, { slowPipeSeconds: 1.5 }));
+  assert.is(big.users.length, 1000);
+  assert.is(big.users[999].email, 'bulk1000@acme.test');
+});
+
 t('user role, deactivate, reactivate', async () => {
   assert.is(json(await runCli(['user', 'role', '--host', 'acme.test', '--email', 'mia@acme.test', '--role', 'moderator', '--json'], env)).role, 'moderator');
   assert.is(json(await runCli(['user', 'deactivate', '--host', 'acme.test', '--email', 'mia@acme.test', '--json'], env)).is_active, false);

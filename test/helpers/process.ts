@@ -26,9 +26,16 @@ export interface CliResult {
   readonly stderr: string;
 }
 
-export function runCli(args: string[], env: Record<string, string>): Promise<CliResult> {
+/**
+ * `slowPipeSeconds`: stdout goes through a shell pipe (an OS pipe, as in `parley … | jq`; Node's
+ * own child pipes are socket pairs, which behave otherwise) read only after that long, so that
+ * the pipe fills up. The exit code is then the reader's.
+ */
+export function runCli(args: string[], env: Record<string, string>, o: { slowPipeSeconds?: number } = {}): Promise<CliResult> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [CLI_BIN, ...args], { env: { PATH: process.env.PATH ?? '', ...env } });
+    const child = o.slowPipeSeconds
+      ? spawn('sh', ['-c', `"$0" "$@" | (sleep ${o.slowPipeSeconds}; cat)`, process.execPath, CLI_BIN, ...args], { env: { PATH: process.env.PATH ?? '', ...env } })
+      : spawn(process.execPath, [CLI_BIN, ...args], { env: { PATH: process.env.PATH ?? '', ...env } });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
