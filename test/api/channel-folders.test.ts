@@ -75,6 +75,21 @@ create('administrators only, by role', async () => {
   }
 });
 
+create('a channel created by subscribing goes in a folder of its own organization only', async () => {
+  const id = await createFolder();
+  const subscribe = (name: string, folderId: number) =>
+    cast.admin.post('/api/v1/users/me/subscriptions', { subscriptions: [{ name }], folder_id: folderId });
+  assertSuccess(await subscribe('filed', id));
+  const filed = assertSuccess(await cast.admin.get('/api/v1/streams')).streams.find((c: { name: string }) => c.name === 'filed');
+  assert.is(filed.folder_id, id);
+  assertError(await subscribe('nowhere', 2_147_483_647), 'Invalid channel folder ID');
+  const other = await server.createRealm();
+  const theirs = assertSuccess(await other.owner.post('/api/v1/channel_folders/create', { name: 'Theirs', description: '' })).channel_folder_id;
+  assertError(await subscribe('elsewhere', theirs), 'Invalid channel folder ID');
+  const names = assertSuccess(await cast.admin.get('/api/v1/streams')).streams.map((c: { name: string }) => c.name);
+  assert.not.ok(names.includes('nowhere') || names.includes('elsewhere'), 'no channel was made');
+});
+
 const update = suite('PATCH /channel_folders/{id}');
 update.before(setup);
 

@@ -88,6 +88,8 @@ export async function insertChannels(
   data: RenderData,
 ): Promise<{ created: ChannelRecord[]; groups: StoredGroupSetting[] }> {
   const { state } = ctx;
+  // The foreign key alone would take another organization's folder.
+  if (o.folderId !== null && !(await store.folderExists(tx, state.id, o.folderId))) throw errors.badRequest('Invalid channel folder ID');
   const now = ctx.services.clock.now();
   const created: ChannelRecord[] = [];
   const groups: StoredGroupSetting[] = [];
