@@ -37,16 +37,30 @@ export interface PublishedEvent extends EventSpec {
   readonly persisted: boolean;
 }
 
-/** Give each spec its ids from a reservation made for all of them, in order. */
+/**
+ * Give each spec its ids from a reservation made for all of them, in order. Every published event
+ * is one literal of the same fields (specs come in several shapes, and spreading them took V8's
+ * slow path, a few percent of a typing request).
+ */
 export function assignIds(specs: readonly EventSpec[], ids: readonly number[], persisted: boolean): PublishedEvent[] {
   let i = 0;
   return specs.map((s) => {
     const span = Math.max(1, s.span ?? 1);
-    const mine = ids.slice(i, i + span);
+    const last = i + span - 1;
+    const spanIds = span === 1 ? undefined : ids.slice(i, last);
     i += span;
-    return span === 1
-      ? { ...s, id: mine[0]!, persisted }
-      : { ...s, id: mine[span - 1]!, spanIds: mine.slice(0, -1), persisted };
+    return {
+      type: s.type,
+      payload: s.payload,
+      userIds: s.userIds,
+      perUser: s.perUser,
+      publicChannelId: s.publicChannelId,
+      span: s.span,
+      queueId: s.queueId,
+      id: ids[last]!,
+      spanIds,
+      persisted,
+    };
   });
 }
 
