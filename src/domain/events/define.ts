@@ -2,7 +2,7 @@
 // payload the catalogue does not describe.
 import type { z } from 'zod';
 import type { EventSpec } from '../../actors/event-sequencer.js';
-import { exactCheck } from './exact-check.js';
+import { exactCheck } from '../exact-check.js';
 
 export interface Recipients {
   /** null = every user of the organization. */

@@ -1,12 +1,14 @@
-// A fast answer to "would this zod schema give back this very value?", for event payloads.
+// A fast answer to "would this zod schema give back this very value?", for the values Parley
+// checks on hot paths: event payloads as they are built (events/define.ts) and database rows as
+// they are read (store/database.ts).
 //
-// Every event is checked against its catalogue schema when it is built (define.ts). zod's parse
-// builds a new copy of the payload on every call, with a context and a result object per field:
-// a tenth of what a typing request allocated. Producers build payloads that are already exactly
-// what the schema describes, so the check below walks the value once, allocating nothing, and
-// says whether zod would return an equal value (the same keys and values; key order aside).
-// When it would not — the value is invalid, or zod would change it (strip an unknown key, fill in
-// a default) — the caller runs zod, whose result (or error) is then the answer, as before.
+// zod's parse builds a new copy of the value on every call, with a context and a result object
+// per field: a tenth of what a typing request allocated. Such values are almost always already
+// exactly what their schema describes, so the check below walks the value once, allocating
+// nothing, and says whether zod would return an equal value (the same keys and values; key order
+// aside). When it would not — the value is invalid, or zod would change it (strip an unknown key,
+// fill in a default, transform it) — the caller runs zod, whose result (or error) is then the
+// answer, as before.
 //
 // Schema kinds not compiled here are checked by zod itself, node by node: correct, only slower.
 import { isDeepStrictEqual } from 'node:util';
@@ -202,3 +204,6 @@ export function exactCheck(schema: ZodTypeAny): (value: unknown) => boolean {
   const check = compile(schema);
   return (value) => check(value) === EXACT;
 }
+
+/** exactCheck(schema)(value), for callers that do not keep the checker (compiled once per schema). */
+export const givesBack = (schema: ZodTypeAny, value: unknown): boolean => compile(schema)(value) === EXACT;

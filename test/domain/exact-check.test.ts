@@ -1,6 +1,7 @@
-// src/domain/events/exact-check.ts answers "would zod give back this very value?" without zod.
-// Held to zod itself: for every event schema of the catalogue, on values made after the schema
-// and then damaged (missing fields, stray keys, wrong types, anything at all).
+// src/domain/exact-check.ts answers "would zod give back this very value?" without zod. Held to
+// zod itself: for every event schema of the catalogue and every row schema the store exports, on
+// values made after the schema and then damaged (missing fields, stray keys, wrong types,
+// anything at all).
 import { readdirSync } from 'node:fs';
 import { inspect, isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
@@ -8,11 +9,19 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { z, type ZodTypeAny } from 'zod';
 import { eventDefinitions } from '../../src/domain/events/define.js';
-import { exactCheck } from '../../src/domain/events/exact-check.js';
+import { exactCheck } from '../../src/domain/exact-check.js';
 import { typingEvent } from '../../src/domain/events/typing.js';
 
 const eventsDir = new URL('../../src/domain/events/', import.meta.url);
 for (const f of readdirSync(eventsDir).filter((n) => n.endsWith('.js')).sort()) await import(new URL(f, eventsDir).href);
+
+/** The zod schemas src/store exports (row schemas), by module and name. */
+const storeDir = new URL('../../src/store/', import.meta.url);
+const rowSchemas: Array<[string, ZodTypeAny]> = [];
+for (const f of readdirSync(storeDir).filter((n) => n.endsWith('.js')).sort()) {
+  const mod = (await import(new URL(f, storeDir).href)) as Record<string, unknown>;
+  for (const [name, value] of Object.entries(mod)) if (value instanceof z.ZodType) rowSchemas.push([`${f}:${name}`, value]);
+}
 
 const RUNS = Number(process.env.EXACT_CHECK_RUNS ?? 200);
 
@@ -104,6 +113,17 @@ t('agrees with zod on every event schema', () => {
     const exact = exactCheck(def.schema);
     fc.assert(
       fc.property(valueFor(def.schema), (v) => exact(v) === zodGivesItBack(def.schema, v)),
+      { numRuns: RUNS },
+    );
+  }
+});
+
+t('agrees with zod on every row schema of the store', () => {
+  assert.ok(rowSchemas.length >= 15, `${rowSchemas.length} row schemas`);
+  for (const [, schema] of rowSchemas) {
+    const exact = exactCheck(schema);
+    fc.assert(
+      fc.property(valueFor(schema), (v) => exact(v) === zodGivesItBack(schema, v)),
       { numRuns: RUNS },
     );
   }
