@@ -20,6 +20,16 @@ function commands(log: Log) {
       await new Promise<void>((r) => (log.release = r));
       return inputs.map((n) => (n < 0 ? fail(new Error(`negative ${n}`)) : ok(n * 10)));
     }, 3),
+    // Weighs its input: a batch takes inputs while their sum stays within 10.
+    sum: new Batched(
+      async (_ctx: null, inputs: readonly number[]): Promise<Array<Reply<number>>> => {
+        log.events.push(`sum ${inputs.join(',')}`);
+        await new Promise<void>((r) => (log.release = r));
+        return inputs.map((n) => ok(n));
+      },
+      10,
+      (_ctx: null, n: number) => n,
+    ),
     note: async (_ctx: null, text: string) => {
       log.events.push(`note ${text}`);
       return text;
@@ -51,7 +61,7 @@ function start(name: string) {
   return { log, call, next };
 }
 
-t('inputs that arrive during a batch go together in the next, at most maxBatch at a time', async () => {
+t('inputs that arrive during a batch go together in the next, at most maxWeight at a time', async () => {
   const { log, call, next } = start('a');
   const answers = [1, 2, 3, 4, 5, 6].map((n) => call<number>('add', n));
   await tick();
@@ -62,6 +72,15 @@ t('inputs that arrive during a batch go together in the next, at most maxBatch a
   await next();
   assert.equal(log.events, ['batch 1', 'batch 2,3,4', 'batch 5,6']);
   assert.equal(await Promise.all(answers), [10, 20, 30, 40, 50, 60]);
+});
+
+t('a batch takes inputs while their weight stays within the limit; a heavier one goes alone', async () => {
+  const { log, call, next } = start('w');
+  const answers = [1, 4, 5, 2, 20, 1].map((n) => call<number>('sum', n));
+  await tick();
+  for (let i = 0; i < 5; i++) await next();
+  assert.equal(log.events, ['sum 1', 'sum 4,5', 'sum 2', 'sum 20', 'sum 1']);
+  assert.equal(await Promise.all(answers), [1, 4, 5, 2, 20, 1]);
 });
 
 t('each input gets its own answer, failures included', async () => {

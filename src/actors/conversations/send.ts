@@ -1,5 +1,5 @@
 // The send command of a conversation's owner, batched: the sends queued in the owner are stored in
-// one transaction (group commit) — the message rows in one statement, every user_messages row
+// one transaction (group commit, up to MAX_ROWS_PER_TRANSACTION rows) — the message rows in one statement, every user_messages row
 // with its flags in one INSERT … SELECT (a channel of any size) — and each emits one `message`
 // event for all its recipients, with per-user flags only where they differ from the most common
 // set. Everything about who may send what was checked by the caller (send-rules.ts).
@@ -70,8 +70,16 @@ function commonFlags(rows: readonly store.RecipientRow[]): number {
   return best;
 }
 
-/** The most sends one transaction stores. */
-export const MAX_SENDS_PER_TRANSACTION = 100;
+/**
+ * The most recipient rows one transaction of sends writes (a send to a channel larger than this
+ * is stored alone): a batch's sends wait for all of it, and its rows come back in memory.
+ */
+export const MAX_ROWS_PER_TRANSACTION = 10_000;
+
+/** The rows a send writes: its message and one per recipient (a channel's subscribers, as cached). */
+export function sendWeight(ctx: ConversationContext, input: SendInput): number {
+  return 1 + (input.channel ? ctx.realm.state.channels.subscribers(input.channel.id).size + 1 : input.dm!.userIds.length);
+}
 
 /**
  * The send command, batched (group commit): the owner hands over every send queued behind the

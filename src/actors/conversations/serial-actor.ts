@@ -28,11 +28,15 @@ export class Reroute extends Error {
   }
 }
 
-/** A command run on several queued inputs at once; one Reply per input, in order. */
+/**
+ * A command run on several queued inputs at once; one Reply per input, in order. A batch takes
+ * queued inputs while their total weight stays within `maxWeight` (always at least one).
+ */
 export class Batched<C, I, R> {
   constructor(
     readonly run: (ctx: C, inputs: readonly I[]) => Promise<Array<Reply<R>>>,
-    readonly maxBatch: number,
+    readonly maxWeight: number,
+    readonly weigh: (ctx: C, input: I) => number = () => 1,
   ) {}
 }
 
@@ -70,7 +74,12 @@ export function spawnSerialActor<C>(
         if (!next) return;
         const [command, queue] = next;
         const batched = commands[command] as Batched<C, unknown, unknown>;
-        const batch = queue.splice(0, batched.maxBatch);
+        let size = 0;
+        for (let weight = 0; size < queue.length; size++) {
+          weight += batched.weigh(ctx, queue[size]!.input);
+          if (size > 0 && weight > batched.maxWeight) break;
+        }
+        const batch = queue.splice(0, size);
         let replies: Array<Reply<unknown>>;
         try {
           replies = await batched.run(ctx, batch.map((b) => b.input));
