@@ -112,8 +112,8 @@ export class RealmQueues {
 
   /**
    * Hand every released event to the queues that may receive them (held back during
-   * restoreAll). Called before any message to a queue actor, so that a request sees every event
-   * released before it arrived, as if delivery were immediate.
+   * restoreAll). Called before any other message to a queue actor (tell), so that a request sees
+   * every event released before it arrived, as if delivery were immediate.
    */
   private handOver(): void {
     if (this.handOverScheduled) clearImmediate(this.handOverScheduled);
@@ -123,6 +123,12 @@ export class RealmQueues {
     this.released = [];
     if (this.heldLive) this.heldLive.push(events);
     else this.dispatchAll(events);
+  }
+
+  /** A message to a queue actor, after every event released so far. */
+  private tell(entry: QueueEntry, msg: QueueMsg): void {
+    this.handOver();
+    dispatch(entry.ref, msg);
   }
 
   /** Send events to every queue that may receive them, one message per queue. */
@@ -357,36 +363,30 @@ export class RealmQueues {
   /** Long-poll: resolves with events, or when a heartbeat is due; never inside an actor. */
   poll(entry: QueueEntry, lastEventId: number, dontBlock: boolean, hangup: Hangup): Promise<PollResult> {
     if (!entry.alive) return Promise.resolve({ error: endedError(entry) });
-    this.handOver();
-    return new Promise((respond) => dispatch(entry.ref, { kind: 'poll', lastEventId, dontBlock, respond, hangup }));
+    return new Promise((respond) => this.tell(entry, { kind: 'poll', lastEventId, dontBlock, respond, hangup }));
   }
 
   attach(entry: QueueEntry, socket: QueueSocket, lastEventId: number): void {
-    this.handOver();
-    dispatch(entry.ref, { kind: 'attach', socket, lastEventId });
+    this.tell(entry, { kind: 'attach', socket, lastEventId });
   }
 
   detach(entry: QueueEntry, socket: QueueSocket): void {
-    this.handOver();
-    dispatch(entry.ref, { kind: 'detach', socket });
+    this.tell(entry, { kind: 'detach', socket });
   }
 
   ack(entry: QueueEntry, lastEventId: number): void {
-    this.handOver();
-    dispatch(entry.ref, { kind: 'ack', lastEventId });
+    this.tell(entry, { kind: 'ack', lastEventId });
   }
 
   /** DELETE /events and the like. Resolves once the queue is gone. */
   async end(entry: QueueEntry, reason: EndReason): Promise<void> {
-    this.handOver();
-    await new Promise<void>((done) => dispatch(entry.ref, { kind: 'end', reason, done }));
+    await new Promise<void>((done) => this.tell(entry, { kind: 'end', reason, done }));
     if (reason !== 'shutdown') await this.flush();
   }
 
   /** A deactivated user loses every queue and socket at once. */
   closeUser(userId: number): void {
-    this.handOver();
-    for (const q of [...(this.byUser.get(userId) ?? [])]) dispatch(q.ref, { kind: 'end', reason: 'deactivated' });
+    for (const q of [...(this.byUser.get(userId) ?? [])]) this.tell(q, { kind: 'end', reason: 'deactivated' });
     void store
       .userQueueIds(this.realm.services.db, userId)
       .then((ids) => store.deleteQueues(this.realm.services.db, ids))
@@ -395,8 +395,7 @@ export class RealmQueues {
 
   /** A deactivated organization loses every queue and socket at once. */
   closeAll(): void {
-    this.handOver();
-    for (const q of [...this.byId.values()]) dispatch(q.ref, { kind: 'end', reason: 'deactivated' });
+    for (const q of [...this.byId.values()]) this.tell(q, { kind: 'end', reason: 'deactivated' });
     void store
       .deleteRealmQueues(this.realm.services.db, this.realm.id)
       .catch((err: unknown) => this.realm.services.log.error({ err }, 'deleting queues of a deactivated organization failed'));
@@ -454,9 +453,8 @@ export class RealmQueues {
   private async stop(): Promise<void> {
     if (this.flushTimer) clearInterval(this.flushTimer);
     if (this.sweepTimer) clearInterval(this.sweepTimer);
-    this.handOver();
     const live = [...this.byId.values()];
-    await Promise.all(live.map((q) => new Promise<void>((done) => dispatch(q.ref, { kind: 'end', reason: 'shutdown', done }))));
+    await Promise.all(live.map((q) => new Promise<void>((done) => this.tell(q, { kind: 'end', reason: 'shutdown', done }))));
     await this.flushing;
     // Shutdown keeps the queues: persist where every client got to.
     const db = this.realm.services.db;
