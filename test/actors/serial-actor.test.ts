@@ -83,6 +83,15 @@ t('a batch takes inputs while their weight stays within the limit; a heavier one
   assert.equal(await Promise.all(answers), [1, 4, 5, 2, 20, 1]);
 });
 
+t('batched commands keep their order of arrival: a batch is a run of one command', async () => {
+  const { log, call, next } = start('o');
+  const answers = [call<number>('add', 1), call<number>('add', 2), call<number>('sum', 3), call<number>('add', 4)];
+  await tick();
+  for (let i = 0; i < 4; i++) await next();
+  assert.equal(log.events, ['batch 1', 'batch 2', 'sum 3', 'batch 4']);
+  assert.equal(await Promise.all(answers), [10, 20, 3, 40]);
+});
+
 t('each input gets its own answer, failures included', async () => {
   const { call, next } = start('b');
   const first = call<number>('add', 1);

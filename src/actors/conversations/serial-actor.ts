@@ -48,6 +48,7 @@ export type CommandInput<T> = T extends Batched<never, infer I, unknown> ? I : T
 export type CommandResult<T> = T extends Batched<never, never, infer R> ? R : T extends (ctx: never, input: never) => Promise<infer R> ? R : never;
 
 interface Queued {
+  readonly command: string;
   readonly input: unknown;
   readonly replyTo: Ref<Reply<unknown>>;
 }
@@ -64,18 +65,17 @@ export function spawnSerialActor<C>(
   commands: CommandTable<C>,
   log: Logger,
 ): Ref<SerialCommand<C>> {
-  const queues = new Map<string, Queued[]>();
+  /** Batched commands in arrival order; a batch is a run of one command from the head. */
+  const queue: Queued[] = [];
   let writer: Promise<void> | null = null;
 
   const runBatches = async () => {
     try {
-      for (;;) {
-        const next = [...queues].find(([, q]) => q.length > 0);
-        if (!next) return;
-        const [command, queue] = next;
+      while (queue.length > 0) {
+        const command = queue[0]!.command;
         const batched = commands[command] as Batched<C, unknown, unknown>;
         let size = 0;
-        for (let weight = 0; size < queue.length; size++) {
+        for (let weight = 0; size < queue.length && queue[size]!.command === command; size++) {
           weight += batched.weigh(ctx, queue[size]!.input);
           if (size > 0 && weight > batched.maxWeight) break;
         }
@@ -103,9 +103,7 @@ export function spawnSerialActor<C>(
     async (_st, msg) => {
       const command = commands[msg.name];
       if (command instanceof Batched) {
-        let queue = queues.get(msg.name);
-        if (!queue) queues.set(msg.name, (queue = []));
-        queue.push({ input: msg.input, replyTo: msg.replyTo });
+        queue.push({ command: msg.name, input: msg.input, replyTo: msg.replyTo });
         writer ??= runBatches();
         return null;
       }
