@@ -239,6 +239,19 @@ export function findIdempotentSend(db: CommonQueryMethods, userId: number, key: 
     SELECT message_id FROM idempotency_keys WHERE user_id = ${userId} AND key = ${key}`);
 }
 
+/** The message already sent under each (user, key) that has one, in one query: `${userId} ${key}` → id. */
+export async function findIdempotentSends(
+  db: CommonQueryMethods,
+  keys: ReadonlyArray<{ readonly userId: number; readonly key: string }>,
+): Promise<Map<string, number>> {
+  if (keys.length === 0) return new Map();
+  const rows = await db.any(sql.type(z.object({ user_id: z.number(), key: z.string(), message_id: z.number() }))`
+    SELECT k.user_id, k.key, k.message_id FROM idempotency_keys k
+    JOIN unnest(${sql.array(keys.map((k) => k.userId), 'int4')}::int[], ${sql.array(keys.map((k) => k.key), 'text')}::text[]) AS w(user_id, key)
+      ON k.user_id = w.user_id AND k.key = w.key`);
+  return new Map(rows.map((r) => [`${r.user_id} ${r.key}`, r.message_id]));
+}
+
 /** Claim the key for this message; false when another send holds it (that one wins). */
 export async function claimIdempotencyKey(db: CommonQueryMethods, userId: number, key: string, messageId: number): Promise<boolean> {
   const rows = await db.anyFirst(sql.type(z.object({ key: z.string() }))`

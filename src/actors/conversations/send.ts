@@ -90,12 +90,13 @@ export function sendWeight(ctx: ConversationContext, input: SendInput): number {
  * own; an unreachable database fails them all (their commit may be in doubt: never retried here).
  */
 export async function sendMessages(ctx: ConversationContext, inputs: readonly SendInput[]): Promise<Array<Reply<SendResult>>> {
-  const db = ctx.services.db;
   const results: Array<Reply<SendResult> | undefined> = inputs.map(() => undefined);
   const fresh: number[] = [];
+  const keyed = inputs.flatMap((i) => (i.idempotencyKey === undefined ? [] : [{ userId: i.senderId, key: i.idempotencyKey }]));
+  const earlier = await store.findIdempotentSends(ctx.services.db, keyed);
   for (const [i, input] of inputs.entries()) {
-    const earlier = input.idempotencyKey === undefined ? null : await store.findIdempotentSend(db, input.senderId, input.idempotencyKey);
-    if (earlier !== null) results[i] = ok({ id: earlier });
+    const id = input.idempotencyKey === undefined ? undefined : earlier.get(`${input.senderId} ${input.idempotencyKey}`);
+    if (id !== undefined) results[i] = ok({ id });
     else fresh.push(i);
   }
   if (fresh.length > 0) {
