@@ -30,6 +30,11 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && Object.getPrototypeOf(v) === Object.prototype;
 }
 
+/** A value that is not a plain object: an array or a primitive is invalid, any other object is zod's to judge. */
+function notPlain(v: unknown, viaZod: Check): Verdict {
+  return typeof v === 'object' && v !== null && !Array.isArray(v) ? viaZod(v) : INVALID;
+}
+
 /** zod's own parse of one node: valid or not, and whether its result equals the value. */
 function byZod(schema: ZodTypeAny): Check {
   return (v) => {
@@ -72,6 +77,7 @@ function numberCheck(s: z.ZodNumber): Check {
 
 function arrayCheck(s: z.ZodArray<ZodTypeAny>): Check {
   const item = compile(s.element);
+  const viaZod = byZod(s);
   const { minLength, maxLength, exactLength } = s._def;
   return (v) => {
     if (!Array.isArray(v)) return INVALID;
@@ -81,7 +87,7 @@ function arrayCheck(s: z.ZodArray<ZodTypeAny>): Check {
     let verdict: Verdict = EXACT;
     for (let i = 0; i < v.length; i++) {
       // A hole reads as undefined here but is copied as one by zod: let zod decide.
-      if (!(i in v)) return byZod(s)(v);
+      if (!(i in v)) return viaZod(v);
       const r = item(v[i]);
       if (r === INVALID) return INVALID;
       if (r === CHANGED) verdict = CHANGED;
@@ -96,11 +102,12 @@ function objectCheck(s: z.AnyZodObject): Check {
   const shape = s.shape as Record<string, ZodTypeAny>;
   // zod copies a field it finds with `in`: for a name Object.prototype has, an inherited value.
   const fields = Object.entries(shape).map(([key, schema]) => ({ key, check: compile(schema), inherits: key in Object.prototype }));
+  const viaZod = byZod(s);
   return (v) => {
-    if (!isPlainObject(v)) return typeof v === 'object' && v !== null && !Array.isArray(v) ? byZod(s)(v) : INVALID;
+    if (!isPlainObject(v)) return notPlain(v, viaZod);
     let verdict: Verdict = EXACT;
     for (const f of fields) {
-      if (f.inherits && f.key in v && !Object.prototype.hasOwnProperty.call(v, f.key)) return byZod(s)(v);
+      if (f.inherits && f.key in v && !Object.prototype.hasOwnProperty.call(v, f.key)) return viaZod(v);
       const r = f.check(v[f.key]);
       if (r === INVALID) return INVALID;
       if (r === CHANGED) verdict = CHANGED;
@@ -118,13 +125,14 @@ function recordCheck(s: z.ZodRecord): Check {
   const key = s._def.keyType;
   if (!(key instanceof z.ZodString) || key._def.checks.length > 0) return byZod(s);
   const value = compile(s._def.valueType as ZodTypeAny);
+  const viaZod = byZod(s);
   return (v) => {
-    if (!isPlainObject(v)) return typeof v === 'object' && v !== null && !Array.isArray(v) ? byZod(s)(v) : INVALID;
+    if (!isPlainObject(v)) return notPlain(v, viaZod);
     let verdict: Verdict = EXACT;
     for (const k in v) {
       if (!Object.prototype.hasOwnProperty.call(v, k)) continue;
       // zod copies such a key into a plain object, where it would set the prototype instead.
-      if (k === '__proto__') return byZod(s)(v);
+      if (k === '__proto__') return viaZod(v);
       const r = value(v[k]);
       if (r === INVALID) return INVALID;
       if (r === CHANGED) verdict = CHANGED;
@@ -149,8 +157,9 @@ function discriminatedUnionCheck(s: z.ZodDiscriminatedUnion<string, z.AnyZodObje
   const byValue = new Map<unknown, Check>();
   for (const [value, option] of s.optionsMap) byValue.set(value, compile(option));
   const { discriminator } = s;
+  const viaZod = byZod(s);
   return (v) => {
-    if (!isPlainObject(v)) return typeof v === 'object' && v !== null && !Array.isArray(v) ? byZod(s)(v) : INVALID;
+    if (!isPlainObject(v)) return notPlain(v, viaZod);
     const option = byValue.get(v[discriminator]);
     return option ? option(v) : INVALID;
   };
