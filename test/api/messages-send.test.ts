@@ -9,6 +9,7 @@ import { assertError, assertSuccess } from '../helpers/assert.js';
 import { drainEvents, expectConsistent, registerState } from '../helpers/consistency.js';
 import { castOf, createChannel, deactivate, ROLE_NAMES, sendDirect, sendToChannel, type Cast } from '../helpers/messaging.js';
 import { startTestServer, type TestRealm, type TestServer, type TestUser } from '../helpers/server.js';
+import { sendWeight } from '../../src/actors/conversations/send.js';
 
 let server: TestServer;
 let realm: TestRealm;
@@ -313,6 +314,18 @@ delivery('concurrent sends to one channel: each answered, duplicates once, event
   assert.equal(events.map((e) => e.message.id), stored.map((m) => m.id));
   for (let i = 1; i < events.length; i++) assert.ok(events[i]!.id > events[i - 1]!.id);
   for (const e of events) assert.equal(e.flags, e.message.sender_id === owner.id ? ['read'] : []);
+});
+
+// A batch of sends is bounded by the rows it writes, so that sends to a large channel are stored
+// one per transaction: a send weighs its message, one row per subscriber, and its sender's.
+delivery('a send weighs the rows it writes', async () => {
+  const { member, owner, admin } = cast;
+  const channelId = await createChannel(owner, 'weighed', { others: [member, admin] });
+  const ctx = { realm: realm.handle };
+  const toChannel = { channel: { id: channelId, topic: 't', isPublic: true } };
+  const direct = { dm: { key: `${member.id},${owner.id}`, userIds: [member.id, owner.id] } };
+  assert.is(sendWeight(ctx, toChannel), 1 + 3 + 1);
+  assert.is(sendWeight(ctx, direct), 1 + 2);
 });
 
 delivery('an Idempotency-Key that is not printable ASCII is a 400', async () => {

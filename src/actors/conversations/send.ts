@@ -77,7 +77,7 @@ function commonFlags(rows: readonly store.RecipientRow[]): number {
 export const MAX_ROWS_PER_TRANSACTION = 10_000;
 
 /** The rows a send writes: its message and one per recipient (a channel's subscribers, as cached). */
-export function sendWeight(ctx: ConversationContext, input: SendInput): number {
+export function sendWeight(ctx: Pick<ConversationContext, 'realm'>, input: Pick<SendInput, 'channel' | 'dm'>): number {
   return 1 + (input.channel ? ctx.realm.state.channels.subscribers(input.channel.id).size + 1 : input.dm!.userIds.length);
 }
 
