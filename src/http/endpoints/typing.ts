@@ -2,7 +2,6 @@
 // topic) and POST /messages/{id}/typing (editing, endpoint 18). Ephemeral events, never logged;
 // clients expire them themselves (server_typing_*_period_milliseconds in POST /register).
 import { z } from 'zod';
-import { activeSubscribers } from '../../actors/realm/channel-view.js';
 import { dmKeyUsers } from '../../actors/realm/channel-index.js';
 import type { UserRecord } from '../../actors/realm/state.js';
 import { errors } from '../../domain/errors.js';
@@ -28,6 +27,22 @@ function listeners(ctx: UserContext, ids: readonly number[]): number[] {
   return out;
 }
 
+/**
+ * A channel's active subscribers: how many (channels above MAX_CHANNEL_SIZE_FOR_TYPING get no
+ * typing notifications) and the humans among them, who are told. One pass, in no order.
+ */
+function channelListeners(ctx: UserContext, channelId: number): { active: number; humans: number[] } {
+  let active = 0;
+  const humans: number[] = [];
+  for (const id of ctx.realm.state.channels.subscribers(channelId)) {
+    const u = ctx.realm.state.user(id);
+    if (!u?.is_active) continue;
+    active++;
+    if (!u.is_bot) humans.push(id);
+  }
+  return { active, humans };
+}
+
 const person = (u: UserRecord) => ({ user_id: u.id, email: u.email });
 
 export const setTyping = userEndpoint(
@@ -47,19 +62,11 @@ export const setTyping = userEndpoint(
       if (!user.settings.send_stream_typing_notifications) throw errors.badRequest('User has disabled typing notifications for channel messages');
       const c = readableChannel(ctx, q.stream_id);
       checkCanSendToChannel(state, user, c);
-      // One pass, in no order (sorting the subscribers was a tenth of what a request allocated).
-      let subscribers = 0;
-      const told: number[] = [];
-      for (const id of state.channels.subscribers(c.id)) {
-        const u = state.user(id);
-        if (!u?.is_active) continue;
-        subscribers++;
-        if (!u.is_bot) told.push(id);
-      }
-      if (subscribers > MAX_CHANNEL_SIZE_FOR_TYPING) return {};
+      const { active, humans } = channelListeners(ctx, c.id);
+      if (active > MAX_CHANNEL_SIZE_FOR_TYPING) return {};
       const topic = topicFromClient(q.topic.trim(), state.realm.settings.empty_topic_display_name);
       await realm.events.publishEphemeral([
-        typingEvent.build({ op: q.op, message_type: 'stream', sender: person(user), stream_id: c.id, topic }, { userIds: told }),
+        typingEvent.build({ op: q.op, message_type: 'stream', sender: person(user), stream_id: c.id, topic }, { userIds: humans }),
       ]);
       return {};
     }
@@ -85,14 +92,14 @@ export const setEditTyping = userEndpoint(z.object({ message_id: p.int(), op: p.
   const { row } = await accessibleMessage(realm, user, q.message_id);
   if (row.channel_id !== null) {
     if (!user.settings.send_stream_typing_notifications) return {};
-    const subscribers = activeSubscribers(realm.state, row.channel_id);
-    if (subscribers.length > MAX_CHANNEL_SIZE_FOR_TYPING) return {};
+    const { active, humans } = channelListeners(ctx, row.channel_id);
+    if (active > MAX_CHANNEL_SIZE_FOR_TYPING) return {};
     // Not to subscribers who may not know the message (protected history, joined after it).
     const audience = await messageAudience(ctx.app.db, realm.state, row);
     await realm.events.publishEphemeral([
       typingEditEvent.build(
         { op: q.op, sender_id: user.id, message_id: row.id, recipient: { type: 'channel', channel_id: row.channel_id, topic: row.topic ?? '' } },
-        { userIds: listeners(ctx, subscribers.filter((id) => audience.has(id))) },
+        { userIds: humans.filter((id) => audience.has(id)) },
       ),
     ]);
     return {};
