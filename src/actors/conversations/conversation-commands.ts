@@ -2,11 +2,13 @@
 import { deleteMessage } from './delete.js';
 import { editMessage } from './edit.js';
 import { react } from './reactions.js';
-import { MAX_ROWS_PER_TRANSACTION, sendMessages, sendWeight } from './send.js';
+import type { ConversationContext } from './conversations.js';
+import { MAX_ROWS_PER_TRANSACTION, sendWeight, type SendInput } from './send.js';
 import { Batched } from './serial-actor.js';
 
 export const conversationCommands = {
-  send: new Batched(sendMessages, MAX_ROWS_PER_TRANSACTION, sendWeight),
+  // An owner's batch joins the realm's group commit (group-commit.ts).
+  send: new Batched((ctx: ConversationContext, inputs: readonly SendInput[]) => ctx.realm.conversations.sends.submit(inputs), MAX_ROWS_PER_TRANSACTION, sendWeight),
   edit: editMessage,
   delete: deleteMessage,
   react,

@@ -25,11 +25,15 @@ import { deleteOldIdempotencyKeys } from '../../store/messages.js';
 import { conversationCommands } from './conversation-commands.js';
 import { Reroute, spawnSerialActor, type CommandInput, type CommandResult, type SerialCommand } from './serial-actor.js';
 import { userDataCommands } from './user-data-commands.js';
+import { GroupCommit } from './group-commit.js';
+import { MAX_ROWS_PER_TRANSACTION, sendMessages, sendWeight, type SendInput, type SendResult } from './send.js';
 
 const CHANNEL_BUCKETS = 64;
 const DM_BUCKETS = 16;
 const USER_BUCKETS = 16;
 const MAX_REROUTES = 3;
+/** Transactions of sends a realm runs at once (group-commit.ts). */
+const SEND_LANES = 2;
 /** Idempotency keys are kept this long; the sweep runs this often. */
 const IDEMPOTENCY_KEY_TTL_MS = 24 * 3_600_000;
 const SWEEP_INTERVAL_MS = 3_600_000;
@@ -60,8 +64,12 @@ export class Conversations {
   private readonly channelBuckets = new Map<number, Ref<never>>();
   private readonly dmActors = new Map<number, Ref<SerialCommand<ConversationContext>>>();
   private readonly userActors = new Map<number, Ref<SerialCommand<WriteContext>>>();
+  /** The sends of every owner in the realm, merged into shared transactions. */
+  readonly sends: GroupCommit<SendInput, SendResult>;
 
   constructor(private readonly realm: RealmHandle) {
+    const ctx = this.writeContext();
+    this.sends = new GroupCommit((inputs) => sendMessages(ctx, inputs), SEND_LANES, MAX_ROWS_PER_TRANSACTION, (input) => sendWeight(ctx, input));
     const sweep = setInterval(() => {
       const { db, clock, log } = realm.services;
       deleteOldIdempotencyKeys(db, realm.id, clock.now() - IDEMPOTENCY_KEY_TTL_MS).catch((err: unknown) =>

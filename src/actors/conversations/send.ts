@@ -1,5 +1,6 @@
-// The send command of a conversation's owner, batched: the sends queued in the owner are stored in
-// one transaction (group commit, up to MAX_ROWS_PER_TRANSACTION rows) — the message rows in one statement, every user_messages row
+// Storing sends, batched: the sends queued in a conversation's owner, merged with other owners'
+// batches by the realm's group commit (group-commit.ts), are stored in one transaction (up to
+// MAX_ROWS_PER_TRANSACTION rows) — the message rows in one statement, every user_messages row
 // with its flags in one INSERT … SELECT (a channel of any size) — and each emits one `message`
 // event for all its recipients, with per-user flags only where they differ from the most common
 // set. Everything about who may send what was checked by the caller (send-rules.ts).
@@ -12,7 +13,7 @@ import { setFirstMessageIfUnset } from '../../store/channels.js';
 import { notifyAfterCommit } from '../../push/push-targets.js';
 import { isDatabaseUnavailable } from '../../store/database.js';
 import { fail, ok, type Reply } from '../runtime.js';
-import type { ConversationContext } from './conversations.js';
+import type { WriteContext } from './conversations.js';
 import { messageObject, type Linkifiers } from './message-view.js';
 
 /** Content as rendered, with what the message links to. */
@@ -77,19 +78,19 @@ function commonFlags(rows: readonly store.RecipientRow[]): number {
 export const MAX_ROWS_PER_TRANSACTION = 10_000;
 
 /** The rows a send writes: its message and one per recipient (a channel's subscribers, as cached). */
-export function sendWeight(ctx: Pick<ConversationContext, 'realm'>, input: Pick<SendInput, 'channel' | 'dm'>): number {
+export function sendWeight(ctx: Pick<WriteContext, 'realm'>, input: Pick<SendInput, 'channel' | 'dm'>): number {
   return 1 + (input.channel ? ctx.realm.state.channels.subscribers(input.channel.id).size + 1 : input.dm!.userIds.length);
 }
 
 /**
- * The send command, batched (group commit): the owner hands over every send queued behind the
- * one in flight, and they are stored in one transaction, with one statement of each kind
- * whatever their number. Each send gets its own answer. A batch that fails for a reason other
+ * Store a group of sends (group commit: owners hand over the sends queued behind the one in
+ * flight, and the realm merges owners' batches) in one transaction, with one statement of each
+ * kind whatever their number. Each send gets its own answer. A batch that fails for a reason other
  * than the database being unreachable (a send whose idempotency key a concurrent send claimed,
  * a bug) is rolled back and retried one send per transaction, so that one send's failure is its
  * own; an unreachable database fails them all (their commit may be in doubt: never retried here).
  */
-export async function sendMessages(ctx: ConversationContext, inputs: readonly SendInput[]): Promise<Array<Reply<SendResult>>> {
+export async function sendMessages(ctx: WriteContext, inputs: readonly SendInput[]): Promise<Array<Reply<SendResult>>> {
   const results: Array<Reply<SendResult> | undefined> = inputs.map(() => undefined);
   const fresh: number[] = [];
   const keyed = inputs.flatMap((i) => (i.idempotencyKey === undefined ? [] : [{ userId: i.senderId, key: i.idempotencyKey }]));
@@ -114,7 +115,7 @@ export async function sendMessages(ctx: ConversationContext, inputs: readonly Se
   return results.map((r) => r!);
 }
 
-async function sendAlone(ctx: ConversationContext, input: SendInput): Promise<Reply<SendResult>> {
+async function sendAlone(ctx: WriteContext, input: SendInput): Promise<Reply<SendResult>> {
   try {
     return ok({ id: (await storeSends(ctx, [input]))[0]! });
   } catch (e) {
@@ -123,7 +124,7 @@ async function sendAlone(ctx: ConversationContext, input: SendInput): Promise<Re
 }
 
 /** A send whose transaction failed: answered by the send that claimed its key first, or failed. */
-async function afterFailure(ctx: ConversationContext, input: SendInput, e: unknown): Promise<Reply<SendResult>> {
+async function afterFailure(ctx: WriteContext, input: SendInput, e: unknown): Promise<Reply<SendResult>> {
   if (!(e instanceof DuplicateSend)) return fail(e);
   return ok({ id: (await store.findIdempotentSend(ctx.services.db, input.senderId, input.idempotencyKey!))! });
 }
@@ -139,7 +140,7 @@ async function alertWordsOf(tx: CommonQueryMethods, inputs: readonly SendInput[]
 }
 
 /** Store the sends in one transaction; their message ids, in order. */
-async function storeSends(ctx: ConversationContext, inputs: readonly SendInput[]): Promise<number[]> {
+async function storeSends(ctx: WriteContext, inputs: readonly SendInput[]): Promise<number[]> {
   const { realm } = ctx;
   const nowMs = ctx.services.clock.now();
   const sent = await ctx.write(

@@ -1,0 +1,99 @@
+// The realm's group commit of sends: batches submitted while every lane is busy are stored
+// together by the next free lane, within the weight limit, and each submitter gets exactly the
+// replies to its own inputs, failures included.
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { GroupCommit } from '../../src/actors/conversations/group-commit.js';
+import { fail, ok, type Reply } from '../../src/actors/runtime.js';
+
+interface Run {
+  readonly inputs: readonly number[];
+  readonly finish: (how?: 'throw') => void;
+}
+
+/** A group commit whose transactions finish when the test says; inputs weigh their value. */
+function start(lanes: number, maxWeight: number) {
+  const runs: Run[] = [];
+  const group = new GroupCommit<number, number>(
+    (inputs) =>
+      new Promise<Array<Reply<number>>>((resolve, reject) => {
+        runs.push({
+          inputs,
+          finish: (how) => (how === 'throw' ? reject(new Error('connection lost')) : resolve(inputs.map((n) => (n < 0 ? fail(new Error(`negative ${n}`)) : ok(n * 10))))),
+        });
+      }),
+    lanes,
+    maxWeight,
+    (n) => Math.abs(n),
+  );
+  const answers = (replies: Promise<Array<Reply<number>>>) => replies.then((rs) => rs.map((r) => (r.ok ? r.value : (r.error as Error).message)));
+  return { runs, group, answers };
+}
+
+const settle = () => new Promise((r) => setImmediate(r));
+
+const t = suite('group commit');
+
+t('a batch starts at once while a lane is free', async () => {
+  const { runs, group, answers } = start(2, 100);
+  const a = answers(group.submit([1, 2]));
+  const b = answers(group.submit([3]));
+  await settle();
+  assert.equal(runs.map((r) => r.inputs), [[1, 2], [3]]);
+  runs[1]!.finish();
+  runs[0]!.finish();
+  assert.equal(await a, [10, 20]);
+  assert.equal(await b, [30]);
+});
+
+t('batches that wait for a lane are stored together, each answered with its own replies', async () => {
+  const { runs, group, answers } = start(1, 100);
+  const first = answers(group.submit([1]));
+  const waiting = [answers(group.submit([2, 3])), answers(group.submit([4])), answers(group.submit([5, 6]))];
+  await settle();
+  assert.equal(runs.map((r) => r.inputs), [[1]]);
+  runs[0]!.finish();
+  await settle();
+  assert.equal(runs.map((r) => r.inputs), [[1], [2, 3, 4, 5, 6]]);
+  runs[1]!.finish();
+  assert.equal(await first, [10]);
+  assert.equal(await Promise.all(waiting), [[20, 30], [40], [50, 60]]);
+});
+
+t('a transaction takes waiting batches while their weight stays within the limit; a heavier one goes alone', async () => {
+  const { runs, group } = start(1, 10);
+  void group.submit([1]);
+  for (const batch of [[4, 5], [2], [20], [1]]) void group.submit(batch);
+  await settle();
+  for (let i = 0; i < 4; i++) {
+    runs[i]!.finish();
+    await settle();
+  }
+  assert.equal(runs.map((r) => r.inputs), [[1], [4, 5], [2], [20], [1]]);
+});
+
+t('never more transactions at once than lanes', async () => {
+  const { runs, group } = start(2, 100);
+  for (let i = 1; i <= 5; i++) void group.submit([i]);
+  await settle();
+  assert.equal(runs.map((r) => r.inputs), [[1], [2]]);
+  runs[0]!.finish();
+  await settle();
+  assert.equal(runs.map((r) => r.inputs), [[1], [2], [3, 4, 5]]);
+});
+
+t("one input's failure is its own reply; a transaction that throws fails each of its inputs, and the next one runs", async () => {
+  const { runs, group, answers } = start(1, 100);
+  const first = answers(group.submit([1]));
+  const a = answers(group.submit([2, -3]));
+  const b = answers(group.submit([4]));
+  await settle();
+  runs[0]!.finish('throw');
+  assert.equal(await first, ['connection lost']);
+  await settle();
+  runs[1]!.finish();
+  assert.equal(await a, [20, 'negative -3']);
+  assert.equal(await b, [40]);
+});
+
+t.run();
