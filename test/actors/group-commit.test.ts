@@ -12,7 +12,7 @@ interface Run {
 }
 
 /** A group commit whose transactions finish when the test says; inputs weigh their value. */
-function start(lanes: number, maxWeight: number) {
+function start(lanes: number, maxWeight: number, soloWeight = Infinity) {
   const runs: Run[] = [];
   const group = new GroupCommit<number, number>(
     (inputs) =>
@@ -22,9 +22,7 @@ function start(lanes: number, maxWeight: number) {
           finish: (how) => (how === 'throw' ? reject(new Error('connection lost')) : resolve(inputs.map((n) => (n < 0 ? fail(new Error(`negative ${n}`)) : ok(n * 10))))),
         });
       }),
-    lanes,
-    maxWeight,
-    (n) => Math.abs(n),
+    { lanes, maxWeight, soloWeight, weigh: (n) => Math.abs(n) },
   );
   const answers = (replies: Promise<Array<Reply<number>>>) => replies.then((rs) => rs.map((r) => (r.ok ? r.value : (r.error as Error).message)));
   return { runs, group, answers };
@@ -80,6 +78,24 @@ t('never more transactions at once than lanes', async () => {
   runs[0]!.finish();
   await settle();
   assert.equal(runs.map((r) => r.inputs), [[1], [2], [3, 4, 5]]);
+});
+
+t('a batch of the solo weight or more runs at once, alone and outside the lanes', async () => {
+  const { runs, group, answers } = start(1, 100, 50);
+  void group.submit([1]);
+  void group.submit([2]);
+  const heavy = answers(group.submit([30, 30]));
+  void group.submit([3]);
+  await settle();
+  assert.equal(runs.map((r) => r.inputs), [[1], [30, 30]]);
+  runs[1]!.finish();
+  assert.equal(await heavy, [300, 300]);
+  await settle();
+  // The lane was not released by the solo transaction: the others still wait for the first.
+  assert.equal(runs.length, 2);
+  runs[0]!.finish();
+  await settle();
+  assert.equal(runs.map((r) => r.inputs), [[1], [30, 30], [2, 3]]);
 });
 
 t("one input's failure is its own reply; a transaction that throws fails each of its inputs, and the next one runs", async () => {

@@ -32,8 +32,14 @@ const CHANNEL_BUCKETS = 64;
 const DM_BUCKETS = 16;
 const USER_BUCKETS = 16;
 const MAX_REROUTES = 3;
-/** Transactions of sends a realm runs at once (group-commit.ts). */
+/**
+ * Shared transactions of sends a realm runs at once (group-commit.ts), and the rows from which a
+ * batch runs alone instead (a send to a channel of about a thousand subscribers). Two lanes: with
+ * one, a batch waits for every commit before it; with four, ten clients in ten direct
+ * conversations merged too little to gain (0.65 × R3 against 0.83–0.89 with two).
+ */
 const SEND_LANES = 2;
+const SOLO_SEND_ROWS = 1_000;
 /** Idempotency keys are kept this long; the sweep runs this often. */
 const IDEMPOTENCY_KEY_TTL_MS = 24 * 3_600_000;
 const SWEEP_INTERVAL_MS = 3_600_000;
@@ -69,7 +75,12 @@ export class Conversations {
 
   constructor(private readonly realm: RealmHandle) {
     const ctx = this.writeContext();
-    this.sends = new GroupCommit((inputs) => sendMessages(ctx, inputs), SEND_LANES, MAX_ROWS_PER_TRANSACTION, (input) => sendWeight(ctx, input));
+    this.sends = new GroupCommit((inputs) => sendMessages(ctx, inputs), {
+      lanes: SEND_LANES,
+      maxWeight: MAX_ROWS_PER_TRANSACTION,
+      soloWeight: SOLO_SEND_ROWS,
+      weigh: (input) => sendWeight(ctx, input),
+    });
     const sweep = setInterval(() => {
       const { db, clock, log } = realm.services;
       deleteOldIdempotencyKeys(db, realm.id, clock.now() - IDEMPOTENCY_KEY_TTL_MS).catch((err: unknown) =>

@@ -4,6 +4,10 @@
 // running wait, and the next free lane stores all of them in one transaction. Ten clients sending
 // into ten conversations thus cost a couple of commits, not ten.
 //
+// A batch that weighs `soloWeight` or more (a send to a large channel) runs at once in a
+// transaction of its own, outside the lanes: sharing a commit saves it nothing, and it would hold
+// a lane for as long as it writes while small sends wait.
+//
 // Order is not this module's concern: an owner submits its next batch only once its last one is
 // answered, so a conversation's sends still commit in the order its owner took them, and batches
 // of different owners never depended on each other's order.
@@ -15,44 +19,51 @@ interface Submission<I, R> {
   readonly resolve: (replies: Array<Reply<R>>) => void;
 }
 
+export interface GroupCommitOptions<I> {
+  /** Transactions that may run at once. */
+  readonly lanes: number;
+  /** A transaction takes waiting batches while their weight stays within this (always at least one). */
+  readonly maxWeight: number;
+  /** A batch this heavy runs at once, alone and outside the lanes. */
+  readonly soloWeight: number;
+  readonly weigh: (input: I) => number;
+}
+
 export class GroupCommit<I, R> {
   private readonly waiting: Array<Submission<I, R>> = [];
   private running = 0;
 
-  /**
-   * @param run stores inputs in one transaction; one reply per input, in order
-   * @param lanes transactions that may run at once
-   * @param maxWeight a transaction takes waiting batches while their weight stays within this
-   *   (always at least one batch, whatever its weight)
-   */
+  /** `run` stores inputs in one transaction: one reply per input, in order. */
   constructor(
     private readonly run: (inputs: readonly I[]) => Promise<Array<Reply<R>>>,
-    private readonly lanes: number,
-    private readonly maxWeight: number,
-    private readonly weigh: (input: I) => number,
+    private readonly o: GroupCommitOptions<I>,
   ) {}
 
   /** Store a batch, with whatever other batches are waiting; one reply per input, in order. */
   submit(inputs: readonly I[]): Promise<Array<Reply<R>>> {
     let weight = 0;
-    for (const input of inputs) weight += this.weigh(input);
+    for (const input of inputs) weight += this.o.weigh(input);
     return new Promise((resolve) => {
+      if (weight >= this.o.soloWeight) {
+        void this.store([{ inputs, weight, resolve }], false);
+        return;
+      }
       this.waiting.push({ inputs, weight, resolve });
       this.startLanes();
     });
   }
 
   private startLanes(): void {
-    while (this.running < this.lanes && this.waiting.length > 0) {
+    while (this.running < this.o.lanes && this.waiting.length > 0) {
       let taken = 1;
       let weight = this.waiting[0]!.weight;
-      while (taken < this.waiting.length && weight + this.waiting[taken]!.weight <= this.maxWeight) weight += this.waiting[taken++]!.weight;
+      while (taken < this.waiting.length && weight + this.waiting[taken]!.weight <= this.o.maxWeight) weight += this.waiting[taken++]!.weight;
       this.running++;
-      void this.store(this.waiting.splice(0, taken));
+      void this.store(this.waiting.splice(0, taken), true);
     }
   }
 
-  private async store(batches: ReadonlyArray<Submission<I, R>>): Promise<void> {
+  private async store(batches: ReadonlyArray<Submission<I, R>>, inLane: boolean): Promise<void> {
     const inputs = batches.length === 1 ? batches[0]!.inputs : batches.flatMap((b) => b.inputs);
     let replies: Array<Reply<R>>;
     try {
@@ -60,12 +71,13 @@ export class GroupCommit<I, R> {
     } catch (e) {
       replies = inputs.map(() => fail(e));
     }
-    this.running--;
     let at = 0;
     for (const b of batches) {
       b.resolve(replies.slice(at, at + b.inputs.length));
       at += b.inputs.length;
     }
+    if (!inLane) return;
+    this.running--;
     this.startLanes();
   }
 }
