@@ -73,7 +73,7 @@ export async function createApp(o: AppOptions): Promise<App> {
     const runtime = startRuntime(log, config.actorAskTimeoutMs);
     const ids = new IdAllocator(database.pool);
     const floor = await ids.init();
-    const services: Services = { config, db: database.pool, dbKind: database.kind, log, clock, secret, runtime, ids, metrics };
+    const services: Services = { config, db: database.pool, dbKind: database.kind, dbConnections: database.connections, log, clock, secret, runtime, ids, metrics };
     const realms = new RealmDirectory(services, floor);
     realmsForMetrics = realms;
     await realms.init();

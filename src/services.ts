@@ -12,6 +12,8 @@ export interface Services {
   readonly config: Config;
   readonly db: DatabasePool;
   readonly dbKind: 'postgres' | 'embedded';
+  /** Transactions the pool can run at once (1 on the embedded database). */
+  readonly dbConnections: number;
   readonly log: Logger;
   readonly clock: Clock;
   readonly secret: ServerSecret;

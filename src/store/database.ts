@@ -49,6 +49,8 @@ export interface DatabaseOptions {
 export interface Database {
   readonly pool: DatabasePool;
   readonly kind: 'postgres' | 'embedded';
+  /** The most connections the pool opens: transactions that can run at once. */
+  readonly connections: number;
   /** The URL slonik connects to (for the embedded database, its loopback socket). */
   readonly url: string;
   /** Embedded only: write the whole database as a tarball (test templates). */
@@ -122,7 +124,7 @@ function poolOptions(o: DatabaseOptions, max: number, min: number) {
 export async function openDatabase(o: DatabaseOptions): Promise<Database> {
   if (o.url) {
     const pool = await createPool(o.url, poolOptions(o, o.poolMax, o.poolMin));
-    return { pool, kind: 'postgres', url: o.url, close: () => pool.end() };
+    return { pool, kind: 'postgres', connections: o.poolMax, url: o.url, close: () => pool.end() };
   }
   return openEmbedded(o);
 }
@@ -140,6 +142,7 @@ async function openEmbedded(o: DatabaseOptions): Promise<Database> {
   return {
     pool,
     kind: 'embedded',
+    connections: 1,
     url,
     dump: () => pg.dumpDataDir('none') as Promise<Blob>,
     async close() {

@@ -79,6 +79,28 @@ test('a transaction leaves no promise hook behind', async () => {
   assert.equal(Object.getOwnPropertySymbols(promise).map(String), []);
 });
 
+// What the realm's group commit of sends counts on (its lanes are at most `connections`).
+test('as many transactions run at once as the database says it has connections, and no more', async () => {
+  assert.is(db.connections, db.kind === 'embedded' ? 1 : 4); // dbOptions.poolMax in the test helper
+  let inside = 0;
+  let most = 0;
+  let release!: () => void;
+  const gate = new Promise<void>((r) => (release = r));
+  const running = Array.from({ length: db.connections + 2 }, () =>
+    db.pool.transaction(async (tx) => {
+      await tx.query(one`SELECT 1 AS n`);
+      most = Math.max(most, ++inside);
+      await gate;
+      inside--;
+    }),
+  );
+  for (let i = 0; i < 50 && most < db.connections; i++) await sleep(20);
+  await sleep(50);
+  assert.is(most, db.connections);
+  release();
+  await Promise.all(running);
+});
+
 test.run();
 
 // The embedded database's socket serves one session at a time (PGlite is one session).
