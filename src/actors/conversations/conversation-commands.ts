@@ -8,7 +8,11 @@ import { Batched } from './serial-actor.js';
 
 export const conversationCommands = {
   // An owner's batch joins the realm's group commit (group-commit.ts).
-  send: new Batched((ctx: ConversationContext, inputs: readonly SendInput[]) => ctx.realm.conversations.sends.submit(inputs), MAX_ROWS_PER_TRANSACTION, sendWeight),
+  send: new Batched(
+    (ctx: ConversationContext, inputs: readonly SendInput[]) => ctx.realm.conversations.sends.submit(inputs),
+    MAX_ROWS_PER_TRANSACTION,
+    sendWeight,
+  ),
   edit: editMessage,
   delete: deleteMessage,
   react,
