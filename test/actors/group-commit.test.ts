@@ -11,7 +11,7 @@ interface Run {
   readonly finish: (how?: 'throw') => void;
 }
 
-/** A group commit whose transactions finish when the test says; inputs weigh their value. */
+/** A group commit whose transactions finish when the test says; an input weighs its absolute value. */
 function start(lanes: number, maxWeight: number, soloWeight = Infinity) {
   const runs: Run[] = [];
   const group = new GroupCommit<number, number>(
@@ -22,10 +22,12 @@ function start(lanes: number, maxWeight: number, soloWeight = Infinity) {
           finish: (how) => (how === 'throw' ? reject(new Error('connection lost')) : resolve(inputs.map((n) => (n < 0 ? fail(new Error(`negative ${n}`)) : ok(n * 10))))),
         });
       }),
-    { lanes, maxWeight, soloWeight, weigh: (n) => Math.abs(n) },
+    { lanes, maxWeight, soloWeight },
   );
+  /** Submit a batch weighing the sum of its inputs' absolute values. */
+  const submit = (inputs: number[]) => group.submit(inputs, inputs.reduce((w, n) => w + Math.abs(n), 0));
   const answers = (replies: Promise<Array<Reply<number>>>) => replies.then((rs) => rs.map((r) => (r.ok ? r.value : (r.error as Error).message)));
-  return { runs, group, answers };
+  return { runs, submit, answers };
 }
 
 const settle = () => new Promise((r) => setImmediate(r));
@@ -33,9 +35,9 @@ const settle = () => new Promise((r) => setImmediate(r));
 const t = suite('group commit');
 
 t('a batch starts at once while a lane is free', async () => {
-  const { runs, group, answers } = start(2, 100);
-  const a = answers(group.submit([1, 2]));
-  const b = answers(group.submit([3]));
+  const { runs, submit, answers } = start(2, 100);
+  const a = answers(submit([1, 2]));
+  const b = answers(submit([3]));
   await settle();
   assert.equal(runs.map((r) => r.inputs), [[1, 2], [3]]);
   runs[1]!.finish();
@@ -45,9 +47,9 @@ t('a batch starts at once while a lane is free', async () => {
 });
 
 t('batches that wait for a lane are stored together, each answered with its own replies', async () => {
-  const { runs, group, answers } = start(1, 100);
-  const first = answers(group.submit([1]));
-  const waiting = [answers(group.submit([2, 3])), answers(group.submit([4])), answers(group.submit([5, 6]))];
+  const { runs, submit, answers } = start(1, 100);
+  const first = answers(submit([1]));
+  const waiting = [answers(submit([2, 3])), answers(submit([4])), answers(submit([5, 6]))];
   await settle();
   assert.equal(runs.map((r) => r.inputs), [[1]]);
   runs[0]!.finish();
@@ -59,9 +61,9 @@ t('batches that wait for a lane are stored together, each answered with its own 
 });
 
 t('a transaction takes waiting batches while their weight stays within the limit; a heavier one goes alone', async () => {
-  const { runs, group } = start(1, 10);
-  void group.submit([1]);
-  for (const batch of [[4, 5], [2], [20], [1]]) void group.submit(batch);
+  const { runs, submit } = start(1, 10);
+  void submit([1]);
+  for (const batch of [[4, 5], [2], [20], [1]]) void submit(batch);
   await settle();
   for (let i = 0; i < 4; i++) {
     runs[i]!.finish();
@@ -71,8 +73,8 @@ t('a transaction takes waiting batches while their weight stays within the limit
 });
 
 t('never more transactions at once than lanes', async () => {
-  const { runs, group } = start(2, 100);
-  for (let i = 1; i <= 5; i++) void group.submit([i]);
+  const { runs, submit } = start(2, 100);
+  for (let i = 1; i <= 5; i++) void submit([i]);
   await settle();
   assert.equal(runs.map((r) => r.inputs), [[1], [2]]);
   runs[0]!.finish();
@@ -81,11 +83,11 @@ t('never more transactions at once than lanes', async () => {
 });
 
 t('a batch of the solo weight or more runs at once, alone and outside the lanes', async () => {
-  const { runs, group, answers } = start(1, 100, 50);
-  void group.submit([1]);
-  void group.submit([2]);
-  const heavy = answers(group.submit([30, 30]));
-  void group.submit([3]);
+  const { runs, submit, answers } = start(1, 100, 50);
+  void submit([1]);
+  void submit([2]);
+  const heavy = answers(submit([30, 30]));
+  void submit([3]);
   await settle();
   assert.equal(runs.map((r) => r.inputs), [[1], [30, 30]]);
   runs[1]!.finish();
@@ -99,10 +101,10 @@ t('a batch of the solo weight or more runs at once, alone and outside the lanes'
 });
 
 t("one input's failure is its own reply; a transaction that throws fails each of its inputs, and the next one runs", async () => {
-  const { runs, group, answers } = start(1, 100);
-  const first = answers(group.submit([1]));
-  const a = answers(group.submit([2, -3]));
-  const b = answers(group.submit([4]));
+  const { runs, submit, answers } = start(1, 100);
+  const first = answers(submit([1]));
+  const a = answers(submit([2, -3]));
+  const b = answers(submit([4]));
   await settle();
   runs[0]!.finish('throw');
   assert.equal(await first, ['connection lost']);

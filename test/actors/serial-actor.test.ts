@@ -9,6 +9,8 @@ import { Batched, spawnSerialActor, type SerialCommand } from '../../src/actors/
 
 interface Log {
   readonly events: string[];
+  /** The weight each `sum` batch was run with. */
+  readonly weights: number[];
   /** Resolves the batch now running. */
   release: (() => void) | null;
 }
@@ -22,8 +24,9 @@ function commands(log: Log) {
     }, 3),
     // Weighs its input: a batch takes inputs while their sum stays within 10.
     sum: new Batched(
-      async (_ctx: null, inputs: readonly number[]): Promise<Array<Reply<number>>> => {
+      async (_ctx: null, inputs: readonly number[], weight: number): Promise<Array<Reply<number>>> => {
         log.events.push(`sum ${inputs.join(',')}`);
+        log.weights.push(weight);
         await new Promise<void>((r) => (log.release = r));
         return inputs.map((n) => ok(n));
       },
@@ -47,7 +50,7 @@ t.after(() => runtime.stop());
 const tick = () => new Promise((r) => setTimeout(r, 10));
 
 function start(name: string) {
-  const log: Log = { events: [], release: null };
+  const log: Log = { events: [], weights: [], release: null };
   const ref = spawnSerialActor<null>(runtime.system, name, null, commands(log), pino({ level: 'silent' }));
   const call = <T>(command: string, input: unknown) =>
     ask<SerialCommand<null>, T>(runtime, ref, (replyTo) => ({ kind: 'command', name: command, input, replyTo }));
@@ -80,6 +83,7 @@ t('a batch takes inputs while their weight stays within the limit; a heavier one
   await tick();
   for (let i = 0; i < 5; i++) await next();
   assert.equal(log.events, ['sum 1', 'sum 4,5', 'sum 2', 'sum 20', 'sum 1']);
+  assert.equal(log.weights, [1, 9, 2, 20, 1], 'each batch is run with its own weight');
   assert.equal(await Promise.all(answers), [1, 4, 5, 2, 20, 1]);
 });
 

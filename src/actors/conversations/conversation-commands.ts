@@ -9,7 +9,7 @@ import { Batched } from './serial-actor.js';
 export const conversationCommands = {
   // An owner's batch joins the realm's group commit (group-commit.ts).
   send: new Batched(
-    (ctx: ConversationContext, inputs: readonly SendInput[]) => ctx.realm.conversations.sends.submit(inputs),
+    (ctx: ConversationContext, inputs: readonly SendInput[], weight: number) => ctx.realm.conversations.sends.submit(inputs, weight),
     MAX_ROWS_PER_TRANSACTION,
     sendWeight,
   ),

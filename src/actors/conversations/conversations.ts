@@ -26,7 +26,7 @@ import { conversationCommands } from './conversation-commands.js';
 import { Reroute, spawnSerialActor, type CommandInput, type CommandResult, type SerialCommand } from './serial-actor.js';
 import { userDataCommands } from './user-data-commands.js';
 import { GroupCommit } from './group-commit.js';
-import { MAX_ROWS_PER_TRANSACTION, sendMessages, sendWeight, type SendInput, type SendResult } from './send.js';
+import { MAX_ROWS_PER_TRANSACTION, sendMessages, type SendInput, type SendResult } from './send.js';
 
 const CHANNEL_BUCKETS = 64;
 const DM_BUCKETS = 16;
@@ -81,7 +81,6 @@ export class Conversations {
       lanes: Math.min(SEND_LANES, realm.services.dbConnections),
       maxWeight: MAX_ROWS_PER_TRANSACTION,
       soloWeight: SOLO_SEND_ROWS,
-      weigh: (input) => sendWeight(ctx, input),
     });
     const sweep = setInterval(() => {
       const { db, clock, log } = realm.services;

@@ -19,14 +19,13 @@ interface Submission<I, R> {
   readonly resolve: (replies: Array<Reply<R>>) => void;
 }
 
-export interface GroupCommitOptions<I> {
+export interface GroupCommitOptions {
   /** Transactions that may run at once. */
   readonly lanes: number;
   /** A transaction takes waiting batches while their weight stays within this (always at least one). */
   readonly maxWeight: number;
   /** A batch this heavy runs at once, alone and outside the lanes. */
   readonly soloWeight: number;
-  readonly weigh: (input: I) => number;
 }
 
 export class GroupCommit<I, R> {
@@ -36,13 +35,14 @@ export class GroupCommit<I, R> {
   /** `run` stores inputs in one transaction: one reply per input, in order. */
   constructor(
     private readonly run: (inputs: readonly I[]) => Promise<Array<Reply<R>>>,
-    private readonly o: GroupCommitOptions<I>,
+    private readonly o: GroupCommitOptions,
   ) {}
 
-  /** Store a batch, with whatever other batches are waiting; one reply per input, in order. */
-  submit(inputs: readonly I[]): Promise<Array<Reply<R>>> {
-    let weight = 0;
-    for (const input of inputs) weight += this.o.weigh(input);
+  /**
+   * Store a batch of the given weight (as its owner weighed it) with whatever other batches are
+   * waiting; one reply per input, in order.
+   */
+  submit(inputs: readonly I[], weight: number): Promise<Array<Reply<R>>> {
     return new Promise((resolve) => {
       if (weight >= this.o.soloWeight) {
         void this.store([{ inputs, weight, resolve }], false);

@@ -30,11 +30,12 @@ export class Reroute extends Error {
 
 /**
  * A command run on several queued inputs at once; one Reply per input, in order. A batch takes
- * queued inputs while their total weight stays within `maxWeight` (always at least one).
+ * queued inputs while their total weight stays within `maxWeight` (always at least one); `run`
+ * is told that total.
  */
 export class Batched<C, I, R> {
   constructor(
-    readonly run: (ctx: C, inputs: readonly I[]) => Promise<Array<Reply<R>>>,
+    readonly run: (ctx: C, inputs: readonly I[], weight: number) => Promise<Array<Reply<R>>>,
     readonly maxWeight: number,
     readonly weigh: (ctx: C, input: I) => number = () => 1,
   ) {}
@@ -75,14 +76,17 @@ export function spawnSerialActor<C>(
         const command = queue[0]!.command;
         const batched = commands[command] as Batched<C, unknown, unknown>;
         let size = 0;
-        for (let weight = 0; size < queue.length && queue[size]!.command === command; size++) {
-          weight += batched.weigh(ctx, queue[size]!.input);
-          if (size > 0 && weight > batched.maxWeight) break;
+        let weight = 0;
+        while (size < queue.length && queue[size]!.command === command) {
+          const w = batched.weigh(ctx, queue[size]!.input);
+          if (size > 0 && weight + w > batched.maxWeight) break;
+          weight += w;
+          size++;
         }
         const batch = queue.splice(0, size);
         let replies: Array<Reply<unknown>>;
         try {
-          replies = await batched.run(ctx, batch.map((b) => b.input));
+          replies = await batched.run(ctx, batch.map((b) => b.input), weight);
         } catch (e) {
           replies = batch.map(() => fail(e));
         }
