@@ -234,22 +234,18 @@ export async function flagsFor(db: CommonQueryMethods, userId: number, messageId
 
 // Idempotent sends
 
-export function findIdempotentSend(db: CommonQueryMethods, userId: number, key: string): Promise<number | null> {
-  return db.maybeOneFirst(sql.type(z.object({ message_id: z.number() }))`
-    SELECT message_id FROM idempotency_keys WHERE user_id = ${userId} AND key = ${key}`);
-}
-
-/** The message already sent under each (user, key) that has one, in one query: `${userId} ${key}` → id. */
+/** The message already sent under each (user, key), in the order asked (undefined where none), in one query. */
 export async function findIdempotentSends(
   db: CommonQueryMethods,
   keys: ReadonlyArray<{ readonly userId: number; readonly key: string }>,
-): Promise<Map<string, number>> {
-  if (keys.length === 0) return new Map();
+): Promise<Array<number | undefined>> {
+  if (keys.length === 0) return [];
   const rows = await db.any(sql.type(z.object({ user_id: z.number(), key: z.string(), message_id: z.number() }))`
     SELECT k.user_id, k.key, k.message_id FROM idempotency_keys k
     JOIN unnest(${sql.array(keys.map((k) => k.userId), 'int4')}::int[], ${sql.array(keys.map((k) => k.key), 'text')}::text[]) AS w(user_id, key)
       ON k.user_id = w.user_id AND k.key = w.key`);
-  return new Map(rows.map((r) => [`${r.user_id} ${r.key}`, r.message_id]));
+  const found = new Map(rows.map((r) => [`${r.user_id} ${r.key}`, r.message_id]));
+  return keys.map((k) => found.get(`${k.userId} ${k.key}`));
 }
 
 /** Claim the key for this message; false when another send holds it (that one wins). */

@@ -93,13 +93,15 @@ export function sendWeight(ctx: Pick<WriteContext, 'realm'>, input: Pick<SendInp
 export async function sendMessages(ctx: WriteContext, inputs: readonly SendInput[]): Promise<Array<Reply<SendResult>>> {
   const results: Array<Reply<SendResult> | undefined> = inputs.map(() => undefined);
   const fresh: number[] = [];
-  const keyed = inputs.flatMap((i) => (i.idempotencyKey === undefined ? [] : [{ userId: i.senderId, key: i.idempotencyKey }]));
-  const earlier = await store.findIdempotentSends(ctx.services.db, keyed);
-  for (const [i, input] of inputs.entries()) {
-    const id = input.idempotencyKey === undefined ? undefined : earlier.get(`${input.senderId} ${input.idempotencyKey}`);
-    if (id !== undefined) results[i] = ok({ id });
-    else fresh.push(i);
-  }
+  const keyed = inputs.flatMap((input, i) => (input.idempotencyKey === undefined ? [] : [i]));
+  const earlier = await store.findIdempotentSends(
+    ctx.services.db,
+    keyed.map((i) => ({ userId: inputs[i]!.senderId, key: inputs[i]!.idempotencyKey! })),
+  );
+  keyed.forEach((i, k) => {
+    if (earlier[k] !== undefined) results[i] = ok({ id: earlier[k] });
+  });
+  for (let i = 0; i < inputs.length; i++) if (!results[i]) fresh.push(i);
   if (fresh.length > 0) {
     try {
       const ids = await storeSends(ctx, fresh.map((i) => inputs[i]!));
@@ -126,7 +128,8 @@ async function sendAlone(ctx: WriteContext, input: SendInput): Promise<Reply<Sen
 /** A send whose transaction failed: answered by the send that claimed its key first, or failed. */
 async function afterFailure(ctx: WriteContext, input: SendInput, e: unknown): Promise<Reply<SendResult>> {
   if (!(e instanceof DuplicateSend)) return fail(e);
-  return ok({ id: (await store.findIdempotentSend(ctx.services.db, input.senderId, input.idempotencyKey!))! });
+  const [id] = await store.findIdempotentSends(ctx.services.db, [{ userId: input.senderId, key: input.idempotencyKey! }]);
+  return ok({ id: id! });
 }
 
 /** Alert words of everyone a batch may alert: per channel its subscribers, else by user. */
