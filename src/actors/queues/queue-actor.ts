@@ -147,7 +147,11 @@ function closeEnded(entry: QueueEntry, socket: QueueSocket): void {
   else socket.close(4001, 'BAD_EVENT_QUEUE_ID');
 }
 
-export async function queueActor(st: QueueState, msg: QueueMsg): Promise<QueueState> {
+/**
+ * Synchronous except for the restore (a promise, which the runtime awaits): the patched nact
+ * finishes a message whose handler returns a state without a promise and its microtasks.
+ */
+export function queueActor(st: QueueState, msg: QueueMsg): QueueState | Promise<QueueState> {
   if (st.ended) {
     if (msg.kind === 'poll') msg.respond({ error: endedError(st.entry) });
     if (msg.kind === 'attach') closeEnded(st.entry, msg.socket);
@@ -156,16 +160,7 @@ export async function queueActor(st: QueueState, msg: QueueMsg): Promise<QueueSt
   }
   switch (msg.kind) {
     case 'restore':
-      try {
-        accept(st, await msg.load(), new PresentationCache());
-      } catch (err) {
-        // Serving the queue without the events it could not read would lose them: drop it from
-        // memory instead (its row stays), and let the next request restore it again.
-        st.env.log.warn({ err, queue: st.entry.id }, 'queue restore failed');
-        end(st, 'unavailable');
-        return st;
-      }
-      break;
+      return restore(st, msg.load);
     case 'deliver':
       accept(st, msg.events, msg.cache);
       break;
@@ -209,6 +204,20 @@ export async function queueActor(st: QueueState, msg: QueueMsg): Promise<QueueSt
       end(st, msg.reason);
       msg.done?.();
       return st;
+  }
+  schedule(st);
+  return st;
+}
+
+async function restore(st: QueueState, load: () => Promise<readonly PublishedEvent[]>): Promise<QueueState> {
+  try {
+    accept(st, await load(), new PresentationCache());
+  } catch (err) {
+    // Serving the queue without the events it could not read would lose them: drop it from
+    // memory instead (its row stays), and let the next request restore it again.
+    st.env.log.warn({ err, queue: st.entry.id }, 'queue restore failed');
+    end(st, 'unavailable');
+    return st;
   }
   schedule(st);
   return st;

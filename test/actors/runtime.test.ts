@@ -1,0 +1,115 @@
+// The actor runtime on the patched nact (patches/nact+7.6.2.patch): a handler that returns its
+// next state is finished at once, one that returns a promise holds the actor's later messages
+// until it settles, and a failure of either kind is logged and the actor resumes with its state.
+import nact from 'nact';
+import pino from 'pino';
+import { Writable } from 'node:stream';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { ask, dispatch, ok, spawnActor, startRuntime, type ActorRuntime, type Reply, type Ref } from '../../src/actors/runtime.js';
+
+type Msg =
+  | { readonly kind: 'add'; readonly n: number }
+  | { readonly kind: 'slow'; readonly n: number; readonly wait: Promise<void> }
+  | { readonly kind: 'throw' }
+  | { readonly kind: 'reject' }
+  | { readonly kind: 'get'; readonly replyTo: Ref<Reply<number[]>> };
+
+/** The log lines a logger wrote, parsed. */
+function capturingLogger(): { log: pino.Logger; lines: Array<Record<string, unknown>> } {
+  const lines: Array<Record<string, unknown>> = [];
+  const stream = new Writable({
+    write(chunk: Buffer, _enc, done) {
+      lines.push(JSON.parse(chunk.toString()) as Record<string, unknown>);
+      done();
+    },
+  });
+  return { log: pino({ level: 'error' }, stream), lines };
+}
+
+/** State: the numbers added, in the order the actor handled them. */
+function handler(st: number[], msg: Msg): number[] | Promise<number[]> {
+  switch (msg.kind) {
+    case 'add':
+      return [...st, msg.n];
+    case 'slow':
+      return msg.wait.then(() => [...st, msg.n]);
+    case 'throw':
+      throw new Error('thrown');
+    case 'reject':
+      return Promise.reject(new Error('rejected'));
+    case 'get':
+      dispatch(msg.replyTo, ok(st));
+      return st;
+  }
+}
+
+let runtime: ActorRuntime;
+const t = suite('actor runtime');
+t.before(() => {
+  runtime = startRuntime(pino({ level: 'silent' }), 5_000);
+});
+t.after(() => runtime.stop());
+
+const get = (ref: Ref<Msg>) => ask<Msg, number[]>(runtime, ref, (replyTo) => ({ kind: 'get', replyTo }));
+
+t('a synchronous handler handles every message in order, each on the state the last one left', async () => {
+  const ref = spawnActor<number[], Msg>(runtime.system, 'sync', handler, [], runtime.log);
+  for (let n = 0; n < 200; n++) dispatch(ref, { kind: 'add', n });
+  assert.equal(await get(ref), Array.from({ length: 200 }, (_, n) => n));
+});
+
+t('a handler that returns a promise holds the messages after it until it settles', async () => {
+  const ref = spawnActor<number[], Msg>(runtime.system, 'slow', handler, [], runtime.log);
+  let release!: () => void;
+  const wait = new Promise<void>((r) => (release = r));
+  dispatch(ref, { kind: 'add', n: 1 });
+  dispatch(ref, { kind: 'slow', n: 2, wait });
+  dispatch(ref, { kind: 'add', n: 3 });
+  const answer = get(ref);
+  await new Promise((r) => setTimeout(r, 20));
+  let answered = false;
+  void answer.then(() => (answered = true));
+  await new Promise((r) => setTimeout(r, 20));
+  assert.not.ok(answered, 'the query waited behind the unsettled message');
+  release();
+  assert.equal(await answer, [1, 2, 3]);
+});
+
+t('a synchronous throw and a rejected promise are each logged, and the actor resumes with its state', async () => {
+  const { log, lines } = capturingLogger();
+  const ref = spawnActor<number[], Msg>(runtime.system, 'failing', handler, [], log);
+  dispatch(ref, { kind: 'add', n: 1 });
+  dispatch(ref, { kind: 'throw' });
+  dispatch(ref, { kind: 'add', n: 2 });
+  dispatch(ref, { kind: 'reject' });
+  dispatch(ref, { kind: 'add', n: 3 });
+  assert.equal(await get(ref), [1, 2, 3]);
+  assert.equal(
+    lines.map((l) => [l.msg, l.kind, (l.err as { message?: string } | undefined)?.message]),
+    [
+      ['actor crashed; resuming', 'throw', 'thrown'],
+      ['actor crashed; resuming', 'reject', 'rejected'],
+    ],
+  );
+});
+
+t('the contexts of an actor without children share one children map (no map per message)', async () => {
+  const seen: unknown[] = [];
+  const ref = nact.spawn(
+    runtime.system as never,
+    (state: number, _msg: unknown, ctx: { children: Map<string, unknown> }) => {
+      seen.push(ctx.children);
+      return state + 1;
+    },
+    'childless',
+  );
+  nact.dispatch(ref, 'a');
+  nact.dispatch(ref, 'b');
+  await new Promise((r) => setTimeout(r, 20));
+  assert.is(seen.length, 2);
+  assert.is(seen[0], seen[1]);
+  assert.is((seen[0] as Map<string, unknown>).size, 0);
+});
+
+t.run();
