@@ -283,7 +283,8 @@ function acknowledge(st: QueueState, lastEventId: number): void {
   }
   let drop = 0;
   while (drop < st.buffer.length && st.buffer[drop]!.id <= lastEventId) drop++;
-  if (drop > 0) st.buffer = st.buffer.slice(drop);
+  if (drop === st.buffer.length) st.buffer.length = 0;
+  else if (drop > 0) st.buffer.splice(0, drop);
 }
 
 function flushSocket(st: QueueState): void {
