@@ -205,6 +205,20 @@ typing('composing a direct message', async () => {
   assertError(await member.post('/api/v1/typing', { op: 'typing', to: [owner.id] }), 'Invalid op');
 });
 
+typing('a group direct message: each participant once, in id order; a bot is listed but not told', async () => {
+  const { owner, member, admin } = cast;
+  const bot = await realm.createUser({ bot: true, botOwnerId: owner.id });
+  const people = [owner, member, admin, bot];
+  const queues = await Promise.all(people.map((u) => registerState(u, { types: ['typing'] })));
+  assertSuccess(await member.post('/api/v1/typing', { op: 'start', to: [admin.id, bot.id, owner.id, owner.id, member.id] }));
+  const [ownerEvents, memberEvents, adminEvents, botEvents] = await Promise.all(people.map((u, i) => drainEvents(u, queues[i]!.queue_id)));
+  const ids = people.map((u) => u.id).sort((a, b) => a - b);
+  for (const events of [ownerEvents, memberEvents, adminEvents]) {
+    assert.equal(events.map((e) => e.recipients.map((r: { user_id: number }) => r.user_id)), [ids]);
+  }
+  assert.equal(botEvents, []);
+});
+
 typing('composing in a channel topic, for clients that want it', async () => {
   const { owner, member, guest } = cast;
   const channel = realm.handle.state.channels.byName('react')!.id;
