@@ -57,26 +57,43 @@ export function successBody(data: Data, ignored: readonly string[]): Record<stri
 }
 
 /**
- * JSON.stringify, except that top-level RawJson values are spliced in as they are: the body is
- * then UTF-8 bytes, and the raw parts are copied once, never made into strings.
+ * JSON.stringify, except that top-level RawJson values are spliced in: the body is then UTF-8
+ * bytes in one buffer, sized first, into which each raw part writes itself (never made into a
+ * string, and copied once: a long-poll answer of thousands of events was built, then copied).
  */
 export function serializeBody(body: Record<string, unknown>): string | Buffer {
   let raw = false;
   for (const k in body) if (body[k] instanceof RawJson) raw = true;
   if (!raw) return JSON.stringify(body);
-  const parts: Buffer[] = [];
+  // Text between the raw parts: texts[i] comes before raws[i], the last text ends the body.
+  const texts: string[] = [];
+  const raws: RawJson[] = [];
   let text = '{';
+  let first = true;
   for (const [k, v] of Object.entries(body)) {
     if (v === undefined) continue;
-    if (text.length > 1 || parts.length > 0) text += ',';
+    if (!first) text += ',';
+    first = false;
     text += `${JSON.stringify(k)}:`;
     if (v instanceof RawJson) {
-      parts.push(Buffer.from(text), v.bytes);
+      texts.push(text);
+      raws.push(v);
       text = '';
     } else text += JSON.stringify(v);
   }
-  parts.push(Buffer.from(`${text}}`));
-  return Buffer.concat(parts);
+  texts.push(`${text}}`);
+  let size = 0;
+  for (const t of texts) size += Buffer.byteLength(t);
+  for (const r of raws) size += r.byteLength;
+  const out = Buffer.allocUnsafe(size);
+  let at = 0;
+  for (let i = 0; i < raws.length; i++) {
+    at += out.write(texts[i]!, at);
+    raws[i]!.write(out, at);
+    at += raws[i]!.byteLength;
+  }
+  out.write(texts[raws.length]!, at);
+  return out;
 }
 
 /** Count the request against its user's (or, anonymous, its address's) limit; 429 when over. */

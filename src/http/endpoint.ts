@@ -45,9 +45,16 @@ export class RawResponse {
   ) {}
 }
 
-/** Already-serialized JSON, as UTF-8, spliced into a response (event lists shared by many queues). */
+/**
+ * JSON spliced into a response body as UTF-8 it writes itself (event lists whose parts many queues
+ * share): serializeBody sizes the body, allocates it once and has `write` fill in this part.
+ */
 export class RawJson {
-  constructor(readonly bytes: Buffer) {}
+  constructor(
+    readonly byteLength: number,
+    /** Writes exactly byteLength bytes into `out` at `at`. */
+    readonly write: (out: Buffer, at: number) => void,
+  ) {}
 }
 
 export type Data = Record<string, unknown>;

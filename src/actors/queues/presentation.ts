@@ -9,7 +9,7 @@ import type { PublishedEvent } from '../event-sequencer.js';
 /**
  * What a queue keeps: the event's id and its JSON as UTF-8. One object per event and kind of
  * client, shared by every queue that buffers it; answers are assembled from the bytes (see
- * eventsJson) without a JavaScript string of their whole size.
+ * writeEventsJson) without a JavaScript string of their whole size.
  */
 export interface BufferedEvent {
   readonly id: number;
@@ -53,25 +53,39 @@ export class PresentationCache {
 }
 
 const COMMA = 0x2c;
+const OPEN = 0x5b;
+const CLOSE = 0x5d;
+
+/** The size of `[e1,e2,…]` in bytes. */
+export function eventsJsonSize(events: readonly BufferedEvent[]): number {
+  let size = 2 + Math.max(0, events.length - 1);
+  for (const e of events) size += e.json.length;
+  return size;
+}
 
 /**
- * `before` + `[e1,e2,…]` + `after`, as UTF-8 in one buffer. A long-poll answer can hold thousands
- * of events: joined as strings it took two copies of its size on the JavaScript heap (large
- * objects, which bring on full collections) and an encoding pass when written; here it is one
- * allocation outside the heap and one copy per event.
+ * Writes `[e1,e2,…]` into `out` at `at` (eventsJsonSize(events) bytes). A long-poll answer can
+ * hold thousands of events: joined as strings it took two copies of its size on the JavaScript
+ * heap (large objects, which bring on full collections) and an encoding pass when written; as
+ * bytes each event is copied once, into the answer.
  */
-export function eventsJson(events: readonly BufferedEvent[], before = '', after = ''): Buffer {
-  const head = `${before}[`;
-  const tail = `]${after}`;
-  let size = Buffer.byteLength(head) + Buffer.byteLength(tail) + Math.max(0, events.length - 1);
-  for (const e of events) size += e.json.length;
-  const out = Buffer.allocUnsafe(size);
-  let at = out.write(head, 0);
+export function writeEventsJson(events: readonly BufferedEvent[], out: Buffer, at: number): void {
+  out[at++] = OPEN;
   for (let i = 0; i < events.length; i++) {
     if (i > 0) out[at++] = COMMA;
     out.set(events[i]!.json, at);
     at += events[i]!.json.length;
   }
-  out.write(tail, at);
+  out[at] = CLOSE;
+}
+
+/** `before` + `[e1,e2,…]` + `after`, as UTF-8 in one buffer (a WebSocket frame). */
+export function eventsJson(events: readonly BufferedEvent[], before = '', after = ''): Buffer {
+  const head = Buffer.byteLength(before);
+  const size = eventsJsonSize(events);
+  const out = Buffer.allocUnsafe(head + size + Buffer.byteLength(after));
+  out.write(before, 0);
+  writeEventsJson(events, out, head);
+  out.write(after, head + size);
   return out;
 }

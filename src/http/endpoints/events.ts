@@ -11,7 +11,7 @@ import { checkEventNarrow, narrowSchema } from '../../domain/event-narrow.js';
 import { isGuest } from '../../domain/roles.js';
 import { SERVICE_FEATURE_LEVEL, SERVICE_MERGE_BASE, SERVICE_VERSION } from '../../version.js';
 import { publicEndpoint, RawJson, userEndpoint, type RequestContext } from '../endpoint.js';
-import { eventsJson } from '../../actors/queues/presentation.js';
+import { eventsJsonSize, writeEventsJson } from '../../actors/queues/presentation.js';
 import { p } from '../params.js';
 import { stateProviders } from '../register/index.js';
 import { baseState, type RegisterOptions, type StateContext } from '../register/state.js';
@@ -105,7 +105,8 @@ export const getEvents = userEndpoint(
     const entry = await ownQueue(ctx.realm, ctx.user.id, params.queue_id);
     const r = await ctx.realm.queues.poll(entry, params.last_event_id, params.dont_block, ctx.hangup);
     if ('error' in r) throw r.error;
-    return { events: new RawJson(eventsJson(r.events)), queue_id: entry.id };
+    const events = r.events;
+    return { events: new RawJson(eventsJsonSize(events), (out, at) => writeEventsJson(events, out, at)), queue_id: entry.id };
   },
 );
 

@@ -1,0 +1,50 @@
+// Response bodies with raw JSON parts (long-poll answers): one buffer, sized from UTF-8 byte
+// lengths, each raw part writing itself at its place.
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { serializeBody } from '../../src/http/dispatch.js';
+import { RawJson } from '../../src/http/endpoint.js';
+import { eventsJson, eventsJsonSize, writeEventsJson, type BufferedEvent } from '../../src/actors/queues/presentation.js';
+
+const raw = (json: string) => {
+  const bytes = Buffer.from(json);
+  return new RawJson(bytes.length, (out, at) => void bytes.copy(out, at));
+};
+const event = (id: number, text: string): BufferedEvent => ({ id, json: Buffer.from(JSON.stringify({ type: 'typing', text, id })) });
+
+const t = suite('serializeBody');
+
+t('without raw parts it is JSON.stringify', () => {
+  const body = { result: 'success', msg: '', n: 1 };
+  assert.is(serializeBody(body), JSON.stringify(body));
+});
+
+t('raw parts land at their keys, in order, among multi-byte text; undefined values are left out', () => {
+  const out = serializeBody({ result: 'success', msg: 'été', first: raw('[1,"ß"]'), skipped: undefined, queue_id: 'ü-1', second: raw('{"a":"日本"}'), last: 'x' });
+  assert.ok(Buffer.isBuffer(out));
+  const text = (out as Buffer).toString('utf8');
+  assert.is(text, '{"result":"success","msg":"été","first":[1,"ß"],"queue_id":"ü-1","second":{"a":"日本"},"last":"x"}');
+  assert.is((out as Buffer).length, Buffer.byteLength(text));
+});
+
+t('a raw part first and last', () => {
+  assert.is((serializeBody({ a: raw('[]') }) as Buffer).toString(), '{"a":[]}');
+});
+
+t('an event list is written as a JSON array of the events, at its place', () => {
+  const events = [event(3, 'a'), event(4, 'ü'), event(5, '')];
+  const size = eventsJsonSize(events);
+  const out = Buffer.alloc(size + 4, 0x20);
+  writeEventsJson(events, out, 2);
+  assert.equal(JSON.parse(out.toString()), [
+    { type: 'typing', text: 'a', id: 3 },
+    { type: 'typing', text: 'ü', id: 4 },
+    { type: 'typing', text: '', id: 5 },
+  ]);
+  assert.is(out.subarray(0, 2).toString() + out.subarray(size + 2).toString(), '    ', 'nothing written outside its bytes');
+  assert.is(eventsJsonSize([]), 2);
+  assert.is(eventsJson([], '{"events":', '}').toString(), '{"events":[]}');
+  assert.equal(JSON.parse(eventsJson(events, '{"events":', '}').toString()).events.map((e: { id: number }) => e.id), [3, 4, 5]);
+});
+
+t.run();
