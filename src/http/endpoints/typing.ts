@@ -27,14 +27,15 @@ function listeners(ctx: UserContext, ids: readonly number[]): number[] {
   return out;
 }
 
-/** Add `u` to `people` (ordered by id) unless it is there. */
-function addById(people: UserRecord[], u: UserRecord): void {
-  let i = people.length;
-  while (i > 0 && people[i - 1]!.id > u.id) i--;
-  if (i > 0 && people[i - 1]!.id === u.id) return;
-  people.push(u);
-  for (let j = people.length - 1; j > i; j--) people[j] = people[j - 1]!;
-  people[i] = u;
+/** `people` in id order, each once, in place (two people, the usual case, need no sort). */
+function inIdOrderOnce(people: UserRecord[]): UserRecord[] {
+  if (people.length === 2) {
+    if (people[1]!.id < people[0]!.id) people.reverse();
+  } else if (people.length > 2) people.sort((a, b) => a.id - b.id);
+  let n = 0;
+  for (const u of people) if (n === 0 || people[n - 1]!.id !== u.id) people[n++] = u;
+  people.length = n;
+  return people;
 }
 
 /**
@@ -87,13 +88,14 @@ export const setTyping = userEndpoint(
     if (q.to === undefined) throw errors.missingArgument('to');
     if (q.to.length === 0) throw errors.badRequest("Empty 'to' list");
     if (!user.settings.send_private_typing_notifications) throw errors.badRequest('User has disabled typing notifications for direct messages');
-    // The sender and the recipients, in id order, each once; all of them active.
     const people: UserRecord[] = [user];
     for (const id of q.to) {
       const u = state.user(id);
       if (!u || !u.is_active || !state.canAccessUser(user.id, id)) throw errors.invalidUserId(id);
-      addById(people, u);
+      people.push(u);
     }
+    // The sender and the recipients, all active.
+    inIdOrderOnce(people);
     const humans: number[] = [];
     for (const u of people) if (!u.is_bot) humans.push(u.id);
     await realm.events.publishEphemeral([
