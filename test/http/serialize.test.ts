@@ -4,7 +4,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { serializeBody } from '../../src/http/dispatch.js';
 import { RawJson } from '../../src/http/endpoint.js';
-import { eventsJson, eventsJsonSize, writeEventsJson, type BufferedEvent } from '../../src/actors/queues/presentation.js';
+import { eventsFrame, eventsJsonSize, writeEventsJson, type BufferedEvent } from '../../src/actors/queues/presentation.js';
 
 const raw = (json: string) => {
   const bytes = Buffer.from(json);
@@ -43,8 +43,8 @@ t('an event list is written as a JSON array of the events, at its place', () => 
   ]);
   assert.is(out.subarray(0, 2).toString() + out.subarray(size + 2).toString(), '    ', 'nothing written outside its bytes');
   assert.is(eventsJsonSize([]), 2);
-  assert.is(eventsJson([], '{"events":', '}').toString(), '{"events":[]}');
-  assert.equal(JSON.parse(eventsJson(events, '{"events":', '}').toString()).events.map((e: { id: number }) => e.id), [3, 4, 5]);
+  assert.is(eventsFrame([]).toString(), '{"events":[]}');
+  assert.equal(JSON.parse(eventsFrame(events).toString()).events.map((e: { id: number }) => e.id), [3, 4, 5]);
 });
 
 t.run();

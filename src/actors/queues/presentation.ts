@@ -79,13 +79,15 @@ export function writeEventsJson(events: readonly BufferedEvent[], out: Buffer, a
   out[at] = CLOSE;
 }
 
-/** `before` + `[e1,e2,…]` + `after`, as UTF-8 in one buffer (a WebSocket frame). */
-export function eventsJson(events: readonly BufferedEvent[], before = '', after = ''): Buffer {
-  const head = Buffer.byteLength(before);
+const FRAME_HEAD = Buffer.from('{"events":');
+const FRAME_TAIL = Buffer.from('}');
+
+/** `{"events":[e1,e2,…]}` in one buffer: a WebSocket frame. */
+export function eventsFrame(events: readonly BufferedEvent[]): Buffer {
   const size = eventsJsonSize(events);
-  const out = Buffer.allocUnsafe(head + size + Buffer.byteLength(after));
-  out.write(before, 0);
-  writeEventsJson(events, out, head);
-  out.write(after, head + size);
+  const out = Buffer.allocUnsafe(FRAME_HEAD.length + size + FRAME_TAIL.length);
+  out.set(FRAME_HEAD, 0);
+  writeEventsJson(events, out, FRAME_HEAD.length);
+  out.set(FRAME_TAIL, FRAME_HEAD.length + size);
   return out;
 }

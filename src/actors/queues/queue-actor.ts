@@ -12,7 +12,7 @@ import type { Hangup } from '../../hangup.js';
 import type { PublishedEvent } from '../event-sequencer.js';
 import { dispatch, type Ref } from '../runtime.js';
 import { wantsType, type QueueDescriptor } from './descriptor.js';
-import { eventsJson, PresentationCache, viewVariant, type BufferedEvent } from './presentation.js';
+import { eventsFrame, PresentationCache, viewVariant, type BufferedEvent } from './presentation.js';
 
 export type PollResult = { readonly events: readonly BufferedEvent[] } | { readonly error: ApiError };
 export type Responder = (r: PollResult) => void;
@@ -294,7 +294,7 @@ function flushSocket(st: QueueState): void {
   st.env.delivered(unsent.length);
   // A false return means uWS dropped the frame and closes the socket (slow consumer); the
   // events stay buffered and the client resumes from its last_event_id.
-  st.socket!.send(eventsJson(unsent, '{"events":', '}'));
+  st.socket!.send(eventsFrame(unsent));
 }
 
 function touch(st: QueueState): void {
