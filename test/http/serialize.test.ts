@@ -2,7 +2,7 @@
 // lengths, each raw part writing itself at its place.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { serializeBody } from '../../src/http/dispatch.js';
+import { serializeBody, serializeSuccess } from '../../src/http/dispatch.js';
 import { RawJson } from '../../src/http/endpoint.js';
 import { eventsFrame, eventsJsonSize, writeEventsJson, type BufferedEvent } from '../../src/actors/queues/presentation.js';
 
@@ -45,6 +45,26 @@ t('an event list is written as a JSON array of the events, at its place', () => 
   assert.is(eventsJsonSize([]), 2);
   assert.is(eventsFrame([]).toString(), '{"events":[]}');
   assert.equal(JSON.parse(eventsFrame(events).toString()).events.map((e: { id: number }) => e.id), [3, 4, 5]);
+});
+
+const text = (b: string | Buffer) => (typeof b === 'string' ? b : b.toString('utf8'));
+
+t('a success body: result and msg first, then the members, then the ignored parameters', () => {
+  assert.is(serializeSuccess({ queue_id: 'q', n: 2 }, []), '{"result":"success","msg":"","queue_id":"q","n":2}');
+  assert.is(serializeSuccess({}, []), '{"result":"success","msg":""}');
+  assert.is(serializeSuccess({}, ['x']), '{"result":"success","msg":"","ignored_parameters_unsupported":["x"]}');
+  assert.is(serializeSuccess({ a: undefined, b: 1 }, ['x', 'y']), '{"result":"success","msg":"","b":1,"ignored_parameters_unsupported":["x","y"]}');
+  assert.is(text(serializeSuccess({ events: raw('[{"id":1}]') }, ['z'])), '{"result":"success","msg":"","events":[{"id":1}],"ignored_parameters_unsupported":["z"]}');
+  assert.is(text(serializeSuccess({ skipped: undefined, events: raw('[]') }, [])), '{"result":"success","msg":"","events":[]}');
+});
+
+t("an endpoint's own msg, result or ignored list takes the default's place, as a spread would", () => {
+  assert.is(serializeSuccess({ msg: 'note', a: 1 }, []), '{"result":"success","msg":"note","a":1}');
+  assert.is(serializeSuccess({ a: 1, result: 'partially_completed' }, []), '{"result":"partially_completed","msg":"","a":1}');
+  assert.is(serializeSuccess({ ignored_parameters_unsupported: ['own'] }, ['x']), '{"result":"success","msg":"","ignored_parameters_unsupported":["x"]}');
+  for (const body of [{ msg: 'ü', n: [1] }, { n: { deep: 'ß' }, result: 'success' }, { z: null }]) {
+    assert.equal(JSON.parse(text(serializeSuccess(body, ['i']))), { result: 'success', msg: '', ...body, ignored_parameters_unsupported: ['i'] });
+  }
 });
 
 t.run();
