@@ -157,98 +157,140 @@ class Context implements RequestContext {
   }
 }
 
+/**
+ * One request's bookkeeping for the envelope, metrics and log line. It outlives the handler's
+ * start (a long-poll parks for minutes), so it holds the request only until the request is counted.
+ */
+class Exchange {
+  /** Made only when a log line or an error answer needs it. */
+  requestId: string | undefined = undefined;
+  userId: number | null = null;
+  rate: RateDecision | null = null;
+  route = 'unmatched';
+  ignored: readonly string[] = [];
+  /** Set until the request is counted against a rate limit (uncounted failures count by address). */
+  req: ApiRequest | null;
+  readonly method: string;
+  readonly path: string;
+
+  constructor(
+    readonly started: number,
+    req: ApiRequest,
+  ) {
+    this.req = req;
+    this.method = req.method;
+    this.path = req.path;
+  }
+}
+
 export function createDispatcher(app: App, tables: { api: RouteTable; site: RouteTable }): Dispatch {
   const api = new Router(tables.api);
   const site = new Router(tables.site);
   const { log } = app;
   const outage = { loggedAt: -Infinity, suppressed: 0 };
 
-  return async function dispatch(req: ApiRequest): Promise<ApiResponse> {
-    const started = performance.now();
-    // Made only when a log line or an error answer needs it.
-    let requestId: string | undefined;
-    let userId: number | null = null;
-    let rate: RateDecision | null = null;
-    let counted = false;
-    let route = 'unmatched';
-    let res: ApiResponse;
-    try {
-      const isApi = req.path === API_PREFIX || req.path.startsWith(API_PREFIX + '/');
-      const found = (isApi ? api : site).match(isApi ? req.path.slice(API_PREFIX.length) : req.path);
-      if (!found) throw errors.notFound();
-      route = (isApi ? API_PREFIX : '') + found.pattern;
-      const endpoint = found.methods[req.method as keyof typeof found.methods];
-      if (!endpoint) throw errors.methodNotAllowed(Object.keys(found.methods));
+  /**
+   * Everything up to the handler, whose promise is returned, not awaited: a parked long-poll then
+   * holds no suspended frame of the dispatcher, its request or its context.
+   */
+  async function begin(x: Exchange, req: ApiRequest): Promise<Data | RawResponse> {
+    const isApi = req.path === API_PREFIX || req.path.startsWith(API_PREFIX + '/');
+    const found = (isApi ? api : site).match(isApi ? req.path.slice(API_PREFIX.length) : req.path);
+    if (!found) throw errors.notFound();
+    x.route = (isApi ? API_PREFIX : '') + found.pattern;
+    const endpoint = found.methods[req.method as keyof typeof found.methods];
+    if (!endpoint) throw errors.methodNotAllowed(Object.keys(found.methods));
 
-      const realm = await app.realms.resolve(req.headers.host);
-      if (!realm && endpoint.realm === 'required') throw errors.realmNotFound();
+    const realm = await app.realms.resolve(req.headers.host);
+    if (!realm && endpoint.realm === 'required') throw errors.realmNotFound();
 
-      let user = null;
-      const authorization = req.headers.authorization;
-      if (endpoint.auth !== 'none' && realm) {
-        if (authorization) user = authenticate(app.secret, realm, authorization);
-        // A browser session counts only at the site root: /api/v1 takes explicit credentials.
-        else if (!isApi) user = await sessionUser(app, realm, req.headers.cookie);
-        if (!user && endpoint.auth === 'user') throw errors.notLoggedIn();
-      }
-      userId = user?.id ?? null;
-      counted = true;
-      rate = checkRate(app, user ? `u${user.realm_id}:${user.id}` : `ip:${req.remoteAddress}`, user !== null);
-
-      const { params, files } = parseParams(req.query, req.body, req.headers['content-type']);
-      Object.assign(params, found.pathParams);
-      const { values, ignored } = validateParams(endpoint.params, params);
-      // Each request gets its own Hangup (parked polls listen to it; a shared one would pile up).
-      const ctx = new Context(app, realm, user, req, files, req.hangup ?? new Hangup(), log);
-      const out = await (endpoint as Endpoint).handle(ctx, values);
-      res = out instanceof RawResponse ? out : { status: 200, headers: JSON_TYPE, body: serializeSuccess(out, ignored) };
-    } catch (thrown) {
-      let e = thrown;
-      // Requests that failed before being counted (unknown routes, bad credentials) count against
-      // the client's address, so guessing keys is limited like any anonymous traffic.
-      if (!counted) {
-        try {
-          rate = checkRate(app, `ip:${req.remoteAddress}`, false);
-        } catch (limited) {
-          e = limited;
-        }
-      }
-      if (isApiError(e)) {
-        res = errorResponse(e);
-        const refused = (e as { rate?: RateDecision }).rate;
-        if (refused) rate = refused;
-      } else if (isDatabaseUnavailable(e)) {
-        // During an outage every request fails alike: one line a second, with the count.
-        const now = performance.now();
-        if (now - outage.loggedAt >= 1000) {
-          log.warn({ requestId: (requestId ??= randomUUID()), err: (e as Error).message, alike: outage.suppressed }, 'database unavailable');
-          outage.loggedAt = now;
-          outage.suppressed = 0;
-        } else outage.suppressed++;
-        res = errorResponse(errors.unavailable('The database'));
-      } else {
-        requestId ??= randomUUID();
-        log.error({ err: e, requestId, method: req.method, path: req.path }, 'request failed');
-        res = errorResponse(errors.internal(requestId));
-      }
+    let user = null;
+    const authorization = req.headers.authorization;
+    if (endpoint.auth !== 'none' && realm) {
+      if (authorization) user = authenticate(app.secret, realm, authorization);
+      // A browser session counts only at the site root: /api/v1 takes explicit credentials.
+      else if (!isApi) user = await sessionUser(app, realm, req.headers.cookie);
+      if (!user && endpoint.auth === 'user') throw errors.notLoggedIn();
     }
-    if (rate) res = withRateHeaders(res, rate);
-    const seconds = (performance.now() - started) / 1000;
-    app.metrics.request(route, req.method, res.status, seconds);
+    x.userId = user?.id ?? null;
+    x.req = null;
+    x.rate = checkRate(app, user ? `u${user.realm_id}:${user.id}` : `ip:${req.remoteAddress}`, user !== null);
+
+    const { params, files } = parseParams(req.query, req.body, req.headers['content-type']);
+    Object.assign(params, found.pathParams);
+    const { values, ignored } = validateParams(endpoint.params, params);
+    x.ignored = ignored;
+    // Each request gets its own Hangup (parked polls listen to it; a shared one would pile up).
+    const ctx = new Context(app, realm, user, req, files, req.hangup ?? new Hangup(), log);
+    return (endpoint as Endpoint).handle(ctx, values);
+  }
+
+  function failure(x: Exchange, thrown: unknown): ApiResponse {
+    let e = thrown;
+    // Requests that failed before being counted (unknown routes, bad credentials) count against
+    // the client's address, so guessing keys is limited like any anonymous traffic.
+    if (x.req) {
+      try {
+        x.rate = checkRate(app, `ip:${x.req.remoteAddress}`, false);
+      } catch (limited) {
+        e = limited;
+      }
+      x.req = null;
+    }
+    if (isApiError(e)) {
+      const refused = (e as { rate?: RateDecision }).rate;
+      if (refused) x.rate = refused;
+      return errorResponse(e);
+    }
+    if (isDatabaseUnavailable(e)) {
+      // During an outage every request fails alike: one line a second, with the count.
+      const now = performance.now();
+      if (now - outage.loggedAt >= 1000) {
+        log.warn({ requestId: (x.requestId ??= randomUUID()), err: (e as Error).message, alike: outage.suppressed }, 'database unavailable');
+        outage.loggedAt = now;
+        outage.suppressed = 0;
+      } else outage.suppressed++;
+      return errorResponse(errors.unavailable('The database'));
+    }
+    x.requestId ??= randomUUID();
+    log.error({ err: e, requestId: x.requestId, method: x.method, path: x.path }, 'request failed');
+    return errorResponse(errors.internal(x.requestId));
+  }
+
+  function success(x: Exchange, out: Data | RawResponse): ApiResponse {
+    try {
+      return out instanceof RawResponse ? out : { status: 200, headers: JSON_TYPE, body: serializeSuccess(out, x.ignored) };
+    } catch (e) {
+      return failure(x, e);
+    }
+  }
+
+  function complete(x: Exchange, answer: ApiResponse): ApiResponse {
+    const res = x.rate ? withRateHeaders(answer, x.rate) : answer;
+    const seconds = (performance.now() - x.started) / 1000;
+    app.metrics.request(x.route, x.method, res.status, seconds);
     if (res.status === 429) app.metrics.rateLimited.inc();
     if (log.isLevelEnabled('info')) {
       log.info(
         {
-          requestId: requestId ?? randomUUID(),
-          method: req.method,
-          path: req.path,
+          requestId: x.requestId ?? randomUUID(),
+          method: x.method,
+          path: x.path,
           status: res.status,
-          ms: Math.round((performance.now() - started) * 10) / 10,
-          user: userId,
+          ms: Math.round(seconds * 10_000) / 10,
+          user: x.userId,
         },
         'request',
       );
     }
     return res;
+  }
+
+  return function dispatch(req: ApiRequest): Promise<ApiResponse> {
+    const x = new Exchange(performance.now(), req);
+    return begin(x, req).then(
+      (out) => complete(x, success(x, out)),
+      (thrown: unknown) => complete(x, failure(x, thrown)),
+    );
   };
 }

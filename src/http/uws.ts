@@ -100,6 +100,42 @@ class UwsRequest implements ApiRequest {
   }
 }
 
+/**
+ * Lower-case names; repeated headers joined with ", ". A function of its own: a closure over
+ * `headers` in the request handler would keep them as long as the handler's onAborted lives.
+ */
+function readHeaders(req: uWS.HttpRequest): Record<string, string> {
+  const headers: Record<string, string> = {};
+  req.forEach((k, v) => {
+    headers[k] = headers[k] === undefined ? v : `${headers[k]}, ${v}`;
+  });
+  return headers;
+}
+
+/** A response not yet written: all that a parked request keeps on the uWS side. */
+class UwsExchange {
+  readonly hangup = new Hangup();
+  finished = false;
+  timer: NodeJS.Timeout | undefined = undefined;
+
+  constructor(readonly res: uWS.HttpResponse) {}
+
+  /** The client went away: nothing may touch `res` any more. */
+  abort(): void {
+    this.finished = true;
+    clearTimeout(this.timer);
+    this.hangup.fire();
+  }
+
+  /** Writes the answer once; `close` ends the connection after it (drain, bad framing). */
+  finish(r: ApiResponse, close: boolean): void {
+    if (this.finished) return;
+    this.finished = true;
+    clearTimeout(this.timer);
+    writeResponse(this.res, r, close);
+  }
+}
+
 interface SocketData {
   session: SocketSession;
   /** uWS throws on any use of a closed socket; every call checks this first. */
@@ -116,76 +152,76 @@ export function startHttpServer(o: HttpServerOptions): Promise<HttpServer> {
     if (running === 0) onSettled?.();
   };
 
+  /**
+   * The dispatch of one request. Its request (headers and all) is referenced by dispatch alone:
+   * the closures left waiting with a parked poll hold only the exchange.
+   */
+  const run = (x: UwsExchange, method: string, path: string, query: string, headers: Readonly<Record<string, string>>, body: Buffer | null) => {
+    running++;
+    o.dispatch(new UwsRequest(method, path, query, headers, body, x.hangup, x.res)).then(
+      (r) => {
+        try {
+          x.finish(r, draining);
+        } finally {
+          done();
+        }
+      },
+      (err: unknown) => {
+        try {
+          o.log.error({ err }, 'dispatch threw');
+          x.finish(errorResponse(errors.internal('dispatch')), draining);
+        } finally {
+          done();
+        }
+      },
+    );
+  };
+
+  /** The body, bounded in size and time, then run (a closure of its own: it holds the headers). */
+  const readBody = (x: UwsExchange, method: string, path: string, query: string, headers: Readonly<Record<string, string>>) => {
+    const chunks: Buffer[] = [];
+    let total = 0;
+    x.timer = setTimeout(() => x.finish(errorResponse(errors.requestTimeout()), true), o.bodyTimeoutMs);
+    x.res.onData((ab, isLast) => {
+      if (x.finished) return;
+      total += ab.byteLength;
+      if (total > o.maxBodyBytes) {
+        x.finish(errorResponse(errors.bodyTooLarge(o.maxBodyBytes)), true);
+        return;
+      }
+      chunks.push(Buffer.from(new Uint8Array(ab))); // copy: uWS reuses the chunk's memory
+      if (isLast) {
+        clearTimeout(x.timer);
+        x.timer = undefined; // its closure holds the headers and chunks
+        run(x, method, path, query, headers, chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total));
+      }
+    });
+  };
+
   app.any('/*', (res, req) => {
     if (draining) {
       writeResponse(res, errorResponse(errors.unavailable('The server')), true);
       return;
     }
-    const headers: Record<string, string> = {};
-    req.forEach((k, v) => {
-      headers[k] = headers[k] === undefined ? v : `${headers[k]}, ${v}`;
-    });
+    const headers = readHeaders(req);
     const method = req.getCaseSensitiveMethod().toUpperCase();
     const path = req.getUrl();
     const query = req.getQuery() ?? '';
-    const hangup = new Hangup();
-    let finished = false;
-    let timer: NodeJS.Timeout | undefined;
-    res.onAborted(() => {
-      finished = true;
-      clearTimeout(timer);
-      hangup.fire();
-    });
-    const finish = (r: ApiResponse, close = false) => {
-      if (finished) return;
-      finished = true;
-      clearTimeout(timer);
-      // While draining, the connection closes after the answer: the client reconnects elsewhere.
-      writeResponse(res, r, close || draining);
-    };
-    const run = (body: Buffer | null) => {
-      running++;
-      o.dispatch(new UwsRequest(method, path, query, headers, body, hangup, res))
-        .then(
-          (r) => finish(r),
-          (err: unknown) => {
-            o.log.error({ err }, 'dispatch threw');
-            finish(errorResponse(errors.internal('dispatch')));
-          },
-        )
-        .finally(done);
-    };
+    const x = new UwsExchange(res);
+    res.onAborted(() => x.abort());
 
     const length = headers['content-length'];
     const chunked = headers['transfer-encoding'] !== undefined;
     if (length !== undefined && !/^\d+$/.test(length)) {
-      finish(errorResponse(errors.malformedBody('invalid Content-Length')), true);
+      x.finish(errorResponse(errors.malformedBody('invalid Content-Length')), true);
       return;
     }
     if (length !== undefined && Number(length) > o.maxBodyBytes) {
-      finish(errorResponse(errors.bodyTooLarge(o.maxBodyBytes)), true);
+      x.finish(errorResponse(errors.bodyTooLarge(o.maxBodyBytes)), true);
       return;
     }
-    if ((length === undefined || length === '0') && !chunked) {
-      run(null);
-      return;
-    }
-    const chunks: Buffer[] = [];
-    let total = 0;
-    timer = setTimeout(() => finish(errorResponse(errors.requestTimeout()), true), o.bodyTimeoutMs);
-    res.onData((ab, isLast) => {
-      if (finished) return;
-      total += ab.byteLength;
-      if (total > o.maxBodyBytes) {
-        finish(errorResponse(errors.bodyTooLarge(o.maxBodyBytes)), true);
-        return;
-      }
-      chunks.push(Buffer.from(new Uint8Array(ab))); // copy: uWS reuses the chunk's memory
-      if (isLast) {
-        clearTimeout(timer);
-        run(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total));
-      }
-    });
+    if ((length === undefined || length === '0') && !chunked) run(x, method, path, query, headers, null);
+    else readBody(x, method, path, query, headers);
   });
 
   for (const [path, route] of Object.entries(o.sockets ?? {})) {
