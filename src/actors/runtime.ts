@@ -65,6 +65,23 @@ export function reply<T>(to: Ref<Reply<T>>, r: Reply<T>): void {
 export const dispatch = <T>(ref: Ref<T>, msg: T): void => nact.dispatch(ref, msg);
 export const stopActor = (ref: Ref<unknown>): void => nact.stop(ref);
 
+type CrashPolicy = (msg: unknown, err: unknown, ctx: { resume: symbol; path: { toString(): string } }) => symbol;
+
+/** One policy per logger, shared by its actors (thousands of queue actors each held a closure). */
+const crashPolicies = new WeakMap<Logger, CrashPolicy>();
+
+function crashPolicy(log: Logger): CrashPolicy {
+  let policy = crashPolicies.get(log);
+  if (!policy) {
+    policy = (msg, err, ctx) => {
+      log.error({ err, actor: ctx.path.toString(), kind: (msg as { kind?: string } | undefined)?.kind }, 'actor crashed; resuming');
+      return ctx.resume;
+    };
+    crashPolicies.set(log, policy);
+  }
+  return policy;
+}
+
 /**
  * Spawn a child. `onCrash` is the supervision policy: we log the bug and resume; actors that
  * cache state reload it from Postgres on their next message (see RealmActor).
@@ -76,13 +93,8 @@ export function spawnActor<S, M>(
   initialState: S,
   log: Logger,
 ): Ref<M> {
-  return nact.spawn(parent as Ref<never>, (state: S, msg: M) => f(state, msg), name, {
-    initialState,
-    onCrash: (msg: unknown, err: unknown, ctx: { resume: symbol; path: { toString(): string } }) => {
-      log.error({ err, actor: ctx.path.toString(), kind: (msg as { kind?: string } | undefined)?.kind }, 'actor crashed; resuming');
-      return ctx.resume;
-    },
-  } as never) as Ref<M>;
+  // `f` itself, not a closure around it: nact calls it as f.call(ctx, state, msg, ctx).
+  return nact.spawn(parent as Ref<never>, f as never, name, { initialState, onCrash: crashPolicy(log) } as never) as Ref<M>;
 }
 
 /**

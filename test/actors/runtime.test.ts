@@ -1,7 +1,9 @@
 // The actor runtime on the patched nact (patches/nact+7.6.2.patch): a handler that returns its
 // next state is finished at once, one that returns a promise holds the actor's later messages
 // until it settles, and a failure of either kind is logged and the actor resumes with its state.
+// An idle actor holds no mailbox, no spent immediate and no child maps of its own (memory per queue).
 import nact from 'nact';
+import { createRequire } from 'node:module';
 import pino from 'pino';
 import { Writable } from 'node:stream';
 import { suite } from 'uvu';
@@ -110,6 +112,46 @@ t('the contexts of an actor without children share one children map (no map per 
   assert.is(seen.length, 2);
   assert.is(seen[0], seen[1]);
   assert.is((seen[0] as Map<string, unknown>).size, 0);
+});
+
+/** nact's actor object behind a reference (its fields are what the patch is about). */
+interface ActorInternals {
+  mailbox: unknown;
+  immediate: unknown;
+  children: Map<string, unknown>;
+  childReferences: Map<string, unknown>;
+}
+const systemMap = createRequire(import.meta.url)('nact/lib/system-map') as { find(system: string, ref: unknown): unknown };
+const internals = (ref: Ref<unknown>) => systemMap.find((ref as unknown as { system: { name: string } }).system.name, ref) as ActorInternals;
+
+t('an idle actor keeps no mailbox, no spent immediate and no maps of its own for children it has not got', async () => {
+  const ref = spawnActor<number[], Msg>(runtime.system, 'idle', handler, [], runtime.log);
+  const sibling = spawnActor<number[], Msg>(runtime.system, 'idle-sibling', handler, [], runtime.log);
+  for (let n = 0; n < 50; n++) dispatch(ref, { kind: 'add', n });
+  assert.ok(internals(ref).mailbox, 'messages wait in a mailbox while the actor is busy');
+  assert.is((await get(ref)).length, 50);
+  await new Promise((r) => setTimeout(r, 10));
+  const idle = internals(ref);
+  assert.is(idle.mailbox, null);
+  assert.is(idle.immediate, undefined);
+  assert.is(idle.children, internals(sibling).children, 'childless actors share one empty map');
+  assert.is(idle.children.size, 0);
+});
+
+t('an actor that spawns a child gets maps of its own; the shared empty one is never written', async () => {
+  const parent = spawnActor<number[], Msg>(runtime.system, 'parent', handler, [], runtime.log);
+  const childless = spawnActor<number[], Msg>(runtime.system, 'childless-2', handler, [], runtime.log);
+  const child = spawnActor<number[], Msg>(parent, 'child', handler, [], runtime.log);
+  dispatch(child, { kind: 'add', n: 7 });
+  assert.equal(await get(child), [7]);
+  assert.equal([...internals(parent).children.keys()], ['child']);
+  assert.equal([...internals(parent).childReferences.keys()], ['child']);
+  assert.is(internals(childless).children.size, 0);
+  assert.is(internals(childless).childReferences.size, 0);
+  nact.stop(parent as never);
+  await new Promise((r) => setTimeout(r, 10));
+  assert.is(internals(child), undefined, 'the child stopped with its parent');
+  assert.is(internals(childless).children.size, 0);
 });
 
 t.run();
