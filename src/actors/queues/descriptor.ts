@@ -25,9 +25,15 @@ export const descriptorSchema = z.object({
   clientExtavatar: z.boolean(),
 });
 
-/** Distinct stored descriptors already read: most clients register alike. */
-const parsed = new Map<string, QueueDescriptor>();
-const PARSED_MAX = 1024;
+/** Distinct descriptors already seen (stored ones by their JSON): most clients register alike. */
+const known = new Map<string, QueueDescriptor>();
+const KNOWN_MAX = 1024;
+
+function remember(key: string, d: QueueDescriptor): QueueDescriptor {
+  if (known.size >= KNOWN_MAX) known.clear();
+  known.set(key, d);
+  return d;
+}
 
 /**
  * A stored descriptor, validated. At start-up every queue's descriptor is read (10,000 queues:
@@ -35,13 +41,14 @@ const PARSED_MAX = 1024;
  * descriptor is never changed after registration.
  */
 export function parseDescriptor(raw: unknown): QueueDescriptor {
-  const key = JSON.stringify(raw);
-  const known = parsed.get(key);
-  if (known) return known;
-  const d = descriptorSchema.parse(raw);
-  if (parsed.size >= PARSED_MAX) parsed.clear();
-  parsed.set(key, d);
-  return d;
+  const key = `stored:${JSON.stringify(raw)}`;
+  return known.get(key) ?? remember(key, descriptorSchema.parse(raw));
+}
+
+/** An equal descriptor already in use, or this one: queues alike share one (with its arrays). */
+export function sharedDescriptor(d: QueueDescriptor): QueueDescriptor {
+  const key = `live:${JSON.stringify(d)}`;
+  return known.get(key) ?? remember(key, d);
 }
 
 /** Events every queue gets whatever its event_types. */

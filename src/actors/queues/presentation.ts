@@ -30,8 +30,13 @@ export function viewVariant(view: ClientView): string {
   CAPABILITY_KEYS.forEach((k, i) => {
     if (view.capabilities[k]) bits |= 1 << i;
   });
-  return `${bits}:${view.applyMarkdown ? 1 : 0}${view.clientExtavatar ? 1 : 0}`;
+  const variant = `${bits}:${view.applyMarkdown ? 1 : 0}${view.clientExtavatar ? 1 : 0}`;
+  // One string per variant, not one per queue (there are at most a few hundred variants).
+  let shared = variants.get(variant);
+  if (shared === undefined) variants.set(variant, (shared = variant));
+  return shared;
 }
+const variants = new Map<string, string>();
 
 /** One per delivery (a batch of released events) or per restore. */
 export class PresentationCache {

@@ -1,8 +1,9 @@
 // One actor per event queue (`realm-7/qb-12/q-<uuid>`). It holds the events its client has not
-// acknowledged, the parked long-poll or the WebSocket of that client, and one timer: the next
-// heartbeat while a poll is parked, else the idle expiry. Handlers never await (the only await is
-// the one-time restore from the log, which precedes every other message in the mailbox); a parked
-// poll is a callback the actor answers later (DESIGN.md §2–3).
+// acknowledged, the parked long-poll or the WebSocket of that client, and one deadline (on the
+// realm's shared timer, deadlines.ts): the next heartbeat while a poll is parked, else the idle
+// expiry. Handlers never await (the only await is the one-time restore from the log, which
+// precedes every other message in the mailbox); a parked poll is a callback the actor answers
+// later (DESIGN.md §2–3).
 import type { Logger } from 'pino';
 import { ApiError, errors } from '../../domain/errors.js';
 import { eventNarrowPredicate } from '../../domain/event-narrow.js';
@@ -11,6 +12,7 @@ import type { Clock } from '../../clock.js';
 import type { Hangup } from '../../hangup.js';
 import type { PublishedEvent } from '../event-sequencer.js';
 import { dispatch, type Ref } from '../runtime.js';
+import type { Deadlines } from './deadlines.js';
 import { wantsType, type QueueDescriptor } from './descriptor.js';
 import { eventsFrame, PresentationCache, viewVariant, type BufferedEvent } from './presentation.js';
 
@@ -69,6 +71,8 @@ export interface QueueEnvironment {
   readonly realm: () => RealmLookup;
   readonly clock: Clock;
   readonly heartbeatMs: number;
+  /** The queues' ticks, on one timer; due ones are sent a tick. */
+  readonly deadlines: Deadlines<QueueState>;
   readonly requestHeartbeat: (entry: QueueEntry) => void;
   readonly ended: (entry: QueueEntry, reason: EndReason) => void;
   /** Events handed to the client (metrics). */
@@ -95,9 +99,9 @@ export interface QueueState {
   parked: Parked | null;
   socket: QueueSocket | null;
   socketSent: number;
-  timer: NodeJS.Timeout | null;
-  /** When the armed timer fires (a later deadline does not re-arm it: the tick re-checks). */
-  timerAt: number;
+  /** When its tick is due (a later deadline does not move it: the tick re-checks); see Deadlines. */
+  deadlineAt: number;
+  heapIndex: number;
   heartbeatRequested: boolean;
   ended: boolean;
 }
@@ -122,8 +126,8 @@ export function initialQueueState(entry: QueueEntry, env: QueueEnvironment): Que
     parked: null,
     socket: null,
     socketSent: entry.acked,
-    timer: null,
-    timerAt: 0,
+    deadlineAt: 0,
+    heapIndex: -1,
     heartbeatRequested: false,
     ended: false,
   };
@@ -176,7 +180,6 @@ export function queueActor(st: QueueState, msg: QueueMsg): QueueState | Promise<
       }
       break;
     case 'tick':
-      st.timer = null;
       tick(st);
       break;
     case 'attach':
@@ -316,9 +319,9 @@ function tick(st: QueueState): void {
 }
 
 /**
- * One timer per queue: the next heartbeat while parked, else the idle expiry. A timer already
- * armed for an earlier moment is kept (its tick re-checks and re-arms), so the common state
- * changes of a busy queue cost no clearTimeout/setTimeout pair.
+ * One deadline per queue: the next heartbeat while parked, else the idle expiry. A deadline
+ * already set for an earlier moment is kept (its tick re-checks and sets the next), so the common
+ * state changes of a busy queue cost no work on the realm's deadlines.
  */
 function schedule(st: QueueState): void {
   if (st.ended) return;
@@ -332,20 +335,14 @@ function schedule(st: QueueState): void {
   } else {
     at = st.entry.lastContact + st.entry.idleTimeoutSecs * 1000;
   }
-  if (st.timer && st.timerAt <= at) return;
-  if (st.timer) clearTimeout(st.timer);
-  const ref = st.entry.ref;
-  st.timerAt = at;
-  st.timer = setTimeout(() => dispatch(ref, { kind: 'tick' }), Math.max(0, Math.min(at - now, 2_147_000_000)));
-  st.timer.unref(); // the listening socket keeps a server alive, not its queues
+  st.env.deadlines.setEarliest(st, at);
 }
 
 function end(st: QueueState, reason: EndReason): void {
   st.ended = true;
   st.entry.alive = false;
   st.entry.endReason = reason;
-  if (st.timer) clearTimeout(st.timer);
-  st.timer = null;
+  st.env.deadlines.delete(st);
   const p = takeParked(st);
   // On shutdown the client is told nothing went wrong and re-polls the restarted server.
   if (p) p.respond(reason === 'shutdown' ? { events: st.buffer.slice() } : { error: endedError(st.entry) });

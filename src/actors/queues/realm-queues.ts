@@ -10,7 +10,8 @@ import { bucketOf, dispatch, spawnActor, stopActor, type Ref } from '../runtime.
 import { eventsAfter, eventsForQueue, type LoggedEventRow } from '../../store/events.js';
 import * as store from '../../store/queues.js';
 import { errors } from '../../domain/errors.js';
-import { parseDescriptor, type QueueDescriptor } from './descriptor.js';
+import { Deadlines } from './deadlines.js';
+import { parseDescriptor, sharedDescriptor, type QueueDescriptor } from './descriptor.js';
 import { PresentationCache } from './presentation.js';
 import {
   endedError,
@@ -41,7 +42,8 @@ const TOMBSTONE_MS = 30_000;
 
 export class RealmQueues {
   private readonly byId = new Map<string, QueueEntry>();
-  private readonly byUser = new Map<number, Set<QueueEntry>>();
+  /** A user's queues (an array: most users have one, and a Set per user cost five times more). */
+  private readonly byUser = new Map<number, QueueEntry[]>();
   private readonly allPublic = new Set<QueueEntry>();
   private readonly restoring = new Map<string, Promise<QueueEntry | null>>();
   /**
@@ -75,6 +77,10 @@ export class RealmQueues {
       realm: () => realm.state,
       clock: services.clock,
       heartbeatMs: services.config.queues.heartbeatMs,
+      deadlines: new Deadlines<QueueState>(
+        () => services.clock.now(),
+        (st) => dispatch(st.entry.ref, { kind: 'tick' }),
+      ),
       requestHeartbeat: (entry) =>
         void realm.events.publishEphemeral([{ type: 'heartbeat', payload: {}, userIds: [], queueId: entry.id }]),
       ended: (entry, reason) => this.ended(entry, reason),
@@ -169,7 +175,7 @@ export class RealmQueues {
     const entry = this.register({
       id: randomUUID(),
       userId,
-      descriptor,
+      descriptor: sharedDescriptor(descriptor),
       idleTimeoutSecs,
       startEventId: this.realm.events.releasedThrough,
       acked: this.realm.events.releasedThrough,
@@ -314,9 +320,9 @@ export class RealmQueues {
       this.realm.services.log,
     );
     this.byId.set(entry.id, entry);
-    let mine = this.byUser.get(entry.userId);
-    if (!mine) this.byUser.set(entry.userId, (mine = new Set()));
-    mine.add(entry);
+    const mine = this.byUser.get(entry.userId);
+    if (mine) mine.push(entry);
+    else this.byUser.set(entry.userId, [entry]);
     if (entry.descriptor.allPublicStreams) this.allPublic.add(entry);
     dispatch(entry.ref, { kind: 'tick' }); // arms the expiry timer
     return entry;
@@ -337,8 +343,9 @@ export class RealmQueues {
     if (this.byId.get(entry.id) !== entry) return;
     this.byId.delete(entry.id);
     const mine = this.byUser.get(entry.userId);
-    mine?.delete(entry);
-    if (mine && mine.size === 0) this.byUser.delete(entry.userId);
+    const at = mine ? mine.indexOf(entry) : -1;
+    if (at >= 0) mine!.splice(at, 1);
+    if (mine && mine.length === 0) this.byUser.delete(entry.userId);
     this.allPublic.delete(entry);
   }
 
