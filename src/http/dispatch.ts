@@ -1,4 +1,4 @@
-// (ApiRequest) → Promise<ApiResponse>: routing, organization by Host, authentication, parameter
+// (ApiRequest, reply) → one ApiResponse: routing, organization by Host, authentication, parameter
 // validation, the handler, and the response envelope. No sockets here: uws.ts adapts a real
 // connection and the tests call dispatch() directly. Errors are serialised in exactly one place.
 import { randomUUID } from 'node:crypto';
@@ -12,7 +12,7 @@ import { Hangup } from '../hangup.js';
 import { isDatabaseUnavailable } from '../store/database.js';
 import { authenticate } from './auth.js';
 import { parseParams, type UploadedFile } from './body.js';
-import { RawJson, RawResponse, type Data, type Endpoint, type RequestContext } from './endpoint.js';
+import { Later, RawJson, RawResponse, type Answer, type Data, type Endpoint, type RequestContext } from './endpoint.js';
 import { validateParams } from './params.js';
 import type { RateDecision } from './rate-limit.js';
 import { Router, type RouteTable } from './router.js';
@@ -37,7 +37,11 @@ export interface ApiResponse {
   readonly body: string | Buffer;
 }
 
-export type Dispatch = (req: ApiRequest) => Promise<ApiResponse>;
+/**
+ * Answers a request through `reply`, called exactly once. A callback, not a promise: a parked
+ * long-poll then waits as a few closures (see Later).
+ */
+export type Dispatch = (req: ApiRequest, reply: (res: ApiResponse) => void) => void;
 
 export const API_PREFIX = '/api/v1';
 const JSON_TYPE = { 'Content-Type': 'application/json' };
@@ -172,14 +176,23 @@ class Exchange {
   req: ApiRequest | null;
   readonly method: string;
   readonly path: string;
+  private replied = false;
 
   constructor(
     readonly started: number,
     req: ApiRequest,
+    private readonly reply: (res: ApiResponse) => void,
   ) {
     this.req = req;
     this.method = req.method;
     this.path = req.path;
+  }
+
+  /** The answer, once (a second one, say after a bug, is dropped). */
+  send(res: ApiResponse): void {
+    if (this.replied) return;
+    this.replied = true;
+    this.reply(res);
   }
 }
 
@@ -193,7 +206,7 @@ export function createDispatcher(app: App, tables: { api: RouteTable; site: Rout
    * Everything up to the handler, whose promise is returned, not awaited: a parked long-poll then
    * holds no suspended frame of the dispatcher, its request or its context.
    */
-  async function begin(x: Exchange, req: ApiRequest): Promise<Data | RawResponse> {
+  async function begin(x: Exchange, req: ApiRequest): Promise<Answer> {
     const isApi = req.path === API_PREFIX || req.path.startsWith(API_PREFIX + '/');
     const found = (isApi ? api : site).match(isApi ? req.path.slice(API_PREFIX.length) : req.path);
     if (!found) throw errors.notFound();
@@ -286,11 +299,29 @@ export function createDispatcher(app: App, tables: { api: RouteTable; site: Rout
     return res;
   }
 
-  return function dispatch(req: ApiRequest): Promise<ApiResponse> {
-    const x = new Exchange(performance.now(), req);
-    return begin(x, req).then(
-      (out) => complete(x, success(x, out)),
-      (thrown: unknown) => complete(x, failure(x, thrown)),
-    );
+  /** The handler's answer; a Later leaves only its callback (and `x`) waiting. */
+  function answer(x: Exchange, out: Answer): void {
+    if (!(out instanceof Later)) {
+      x.send(complete(x, success(x, out)));
+      return;
+    }
+    try {
+      out.start((later) => x.send(complete(x, isApiError(later) ? failure(x, later) : success(x, later))));
+    } catch (e) {
+      x.send(complete(x, failure(x, e)));
+    }
+  }
+
+  return function dispatch(req: ApiRequest, reply: (res: ApiResponse) => void): void {
+    const x = new Exchange(performance.now(), req, reply);
+    begin(x, req)
+      .then(
+        (out) => answer(x, out),
+        (thrown: unknown) => x.send(complete(x, failure(x, thrown))),
+      )
+      .catch((err: unknown) => {
+        log.error({ err, method: x.method, path: x.path }, 'dispatch failed');
+        x.send(errorResponse(errors.internal('dispatch')));
+      });
   };
 }

@@ -9,6 +9,7 @@ import type { UploadedFile } from './body.js';
 import type { ParamShape } from './params.js';
 import type { Logger } from 'pino';
 import type { Hangup } from '../hangup.js';
+import type { ApiError } from '../domain/errors.js';
 
 /**
  * - `user`: HTTP Basic credentials required (at the site root, a browser session also counts);
@@ -59,17 +60,28 @@ export class RawJson {
 
 export type Data = Record<string, unknown>;
 
+/**
+ * An answer the handler gives later through a callback, not a promise (a parked long-poll): what
+ * waits with it is then a closure or two, not a chain of promises and their reactions. `start`
+ * runs once, at once; `answer` is called once, with the data or an ApiError.
+ */
+export class Later {
+  constructor(readonly start: (answer: (out: Data | ApiError) => void) => void) {}
+}
+
+export type Answer = Data | RawResponse | Later;
+
 export interface Endpoint<S extends ParamShape = ParamShape, C extends RequestContext = RequestContext> {
   readonly auth: AuthMode;
   /** Whether the request must resolve to an organization (default true). */
   readonly realm: 'required' | 'optional';
   readonly params: z.ZodObject<S>;
-  readonly handle: (ctx: C, params: z.output<z.ZodObject<S>>) => Promise<Data | RawResponse>;
+  readonly handle: (ctx: C, params: z.output<z.ZodObject<S>>) => Promise<Answer> | Later;
 }
 
 export function userEndpoint<S extends ParamShape>(
   params: z.ZodObject<S>,
-  handle: (ctx: UserContext, params: z.output<z.ZodObject<S>>) => Promise<Data | RawResponse>,
+  handle: (ctx: UserContext, params: z.output<z.ZodObject<S>>) => Promise<Answer> | Later,
 ): Endpoint<S, UserContext> {
   return { auth: 'user', realm: 'required', params, handle };
 }

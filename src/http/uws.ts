@@ -154,27 +154,24 @@ export function startHttpServer(o: HttpServerOptions): Promise<HttpServer> {
 
   /**
    * The dispatch of one request. Its request (headers and all) is referenced by dispatch alone:
-   * the closures left waiting with a parked poll hold only the exchange.
+   * the closure left waiting with a parked poll holds only the exchange.
    */
   const run = (x: UwsExchange, method: string, path: string, query: string, headers: Readonly<Record<string, string>>, body: Buffer | null) => {
     running++;
-    o.dispatch(new UwsRequest(method, path, query, headers, body, x.hangup, x.res)).then(
-      (r) => {
+    try {
+      o.dispatch(new UwsRequest(method, path, query, headers, body, x.hangup, x.res), (r) => {
         try {
           x.finish(r, draining);
         } finally {
           done();
         }
-      },
-      (err: unknown) => {
-        try {
-          o.log.error({ err }, 'dispatch threw');
-          x.finish(errorResponse(errors.internal('dispatch')), draining);
-        } finally {
-          done();
-        }
-      },
-    );
+      });
+    } catch (err) {
+      // dispatch answers through its callback; a throw here is a bug, answered once as a 500.
+      o.log.error({ err }, 'dispatch threw');
+      x.finish(errorResponse(errors.internal('dispatch')), draining);
+      done();
+    }
   };
 
   /** The body, bounded in size and time, then run (a closure of its own: it holds the headers). */

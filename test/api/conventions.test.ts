@@ -1,9 +1,11 @@
 // The conventions that hold for every endpoint: parameter transport and encoding, the success
-// and error envelopes, and the transport-level statuses (404, 405, 500).
+// and error envelopes (also of answers given later, as parked polls are), and the
+// transport-level statuses (404, 405, 500).
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { z } from 'zod';
-import { userEndpoint } from '../../src/http/endpoint.js';
+import { Later, userEndpoint } from '../../src/http/endpoint.js';
+import { errors } from '../../src/domain/errors.js';
 import { p } from '../../src/http/params.js';
 import { assertError, assertSuccess } from '../helpers/assert.js';
 import { startTestServer, type TestRealm, type TestServer } from '../helpers/server.js';
@@ -22,13 +24,29 @@ const boom = userEndpoint(z.object({}), async () => {
   throw new Error('secret internal detail');
 });
 
+/** Answers through a Later, after a timer, as a parked poll does: data, an ApiError, twice, or a throw. */
+const later = userEndpoint(z.object({ how: p.string() }), async (_ctx, params) => {
+  if (params.how === 'throws') {
+    return new Later(() => {
+      throw errors.badRequest('refused at once');
+    });
+  }
+  return new Later((answer) =>
+    setTimeout(() => {
+      if (params.how === 'error') answer(errors.badRequest('refused later'));
+      else answer({ answered: params.how });
+      if (params.how === 'twice') answer({ answered: 'again' });
+    }, 5),
+  );
+});
+
 let server: TestServer;
 let realm: TestRealm;
 
 const t = suite('conventions', {});
 t.before(async () => {
   server = await startTestServer({
-    extraApiRoutes: { '/test/echo': { GET: echo, POST: echo, PATCH: echo, DELETE: echo }, '/test/boom': { GET: boom } },
+    extraApiRoutes: { '/test/echo': { GET: echo, POST: echo, PATCH: echo, DELETE: echo }, '/test/boom': { GET: boom }, '/test/later': { GET: later } },
   });
   realm = await server.createRealm();
 });
@@ -100,6 +118,22 @@ t('an unexpected failure is a 500 with a request id and no internals', async () 
   assert.match(body.request_id, /^[0-9a-f-]{36}$/);
   assert.not.match(res.text, /secret internal detail|at \w+ \(/);
   // and the server keeps serving
+  assertSuccess(await realm.owner.get('/api/v1/test/echo', { text: 'still here' }));
+});
+
+t('an answer given later through a callback gets the same envelopes, once', async () => {
+  assert.is(assertSuccess(await realm.owner.get('/api/v1/test/later', { how: 'data' })).answered, 'data');
+  assert.is(assertSuccess(await realm.owner.get('/api/v1/test/later', { how: 'twice' })).answered, 'twice');
+  assertError(await realm.owner.get('/api/v1/test/later', { how: 'error' }), 'refused later', 400, 'BAD_REQUEST');
+  assertError(await realm.owner.get('/api/v1/test/later', { how: 'throws' }), 'refused at once', 400, 'BAD_REQUEST');
+  // The second answer goes nowhere: the dispatcher replies once.
+  const replies: number[] = [];
+  server.dispatcher(
+    { method: 'GET', path: '/api/v1/test/later', query: 'how=twice', headers: { host: realm.host, authorization: realm.owner.auth }, body: null, remoteAddress: '127.0.0.1' },
+    (res) => replies.push(res.status),
+  );
+  await new Promise((r) => setTimeout(r, 100));
+  assert.equal(replies, [200]);
   assertSuccess(await realm.owner.get('/api/v1/test/echo', { text: 'still here' }));
 });
 

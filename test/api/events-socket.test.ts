@@ -97,7 +97,7 @@ t.before(async () => {
     maxBodyBytes: 1 << 20,
     bodyTimeoutMs: 5000,
     log: pino({ level: 'silent' }),
-    dispatch: server.dispatch,
+    dispatch: server.dispatcher,
     sockets: { [EVENTS_SOCKET_PATH]: eventsSocketRoute(server.app) },
   });
 });

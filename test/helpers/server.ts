@@ -14,7 +14,7 @@ import type { SystemGroupName } from '../../src/domain/system-groups.js';
 import { updateRealmSettings } from '../../src/store/realms.js';
 import { hashPassword, newServerSecret, secretFromBase64 } from '../../src/domain/secrets.js';
 import type { Hangup } from '../../src/hangup.js';
-import { createDispatcher, type ApiResponse, type Dispatch } from '../../src/http/dispatch.js';
+import { createDispatcher, type ApiRequest, type ApiResponse, type Dispatch } from '../../src/http/dispatch.js';
 import { apiRoutes, siteRoutes } from '../../src/http/routes.js';
 import type { RouteTable } from '../../src/http/router.js';
 import { openTestDatabase, type TestDatabase } from './database.js';
@@ -68,10 +68,16 @@ export class TestServer {
   private realmCounter = 0;
   constructor(
     readonly app: App,
-    readonly dispatch: Dispatch,
+    /** The dispatcher itself (for an HTTP server in front of this one). */
+    readonly dispatcher: Dispatch,
     readonly db: TestDatabase,
     readonly clock: Clock,
   ) {}
+
+  /** The dispatcher's one answer, as a promise. */
+  dispatch(req: ApiRequest): Promise<ApiResponse> {
+    return new Promise((resolve) => this.dispatcher(req, resolve));
+  }
 
   async request(method: string, path: string, params: Params = {}, o: RequestOptions = {}): Promise<TestResponse> {
     const encoded = encodeParams(params);

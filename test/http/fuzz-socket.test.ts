@@ -104,7 +104,7 @@ t.before(async () => {
   member = await realm.createUser();
   await createChannel(realm.owner, 'general', { others: [member] });
   await sendToChannel(member, 'general', 'hello', 'hi');
-  http = await startHttpServer({ host: '127.0.0.1', port: 0, maxBodyBytes: MAX_BODY, bodyTimeoutMs: 400, log: pino({ level: 'silent' }), dispatch: server.dispatch });
+  http = await startHttpServer({ host: '127.0.0.1', port: 0, maxBodyBytes: MAX_BODY, bodyTimeoutMs: 400, log: pino({ level: 'silent' }), dispatch: server.dispatcher });
 });
 
 t.after(async () => {

@@ -5,7 +5,10 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { connect } from 'node:net';
 import { pino } from 'pino';
-import { jsonResponse } from '../../src/http/dispatch.js';
+import { jsonResponse, type ApiRequest, type ApiResponse, type Dispatch } from '../../src/http/dispatch.js';
+
+/** A dispatcher from an async function of the request. */
+const answering = (f: (req: ApiRequest) => Promise<ApiResponse>): Dispatch => (req, reply) => void f(req).then(reply);
 import { startHttpServer, type HttpServer } from '../../src/http/uws.js';
 import { httpRequest } from '../helpers/process.js';
 import { sendChunks } from '../helpers/raw-socket.js';
@@ -46,7 +49,7 @@ t.before(async () => {
     maxBodyBytes: 4096,
     bodyTimeoutMs: 400,
     log: pino({ level: 'silent' }),
-    dispatch: server.dispatch,
+    dispatch: server.dispatcher,
   });
   base = `http://127.0.0.1:${http.port}`;
 });
@@ -192,13 +195,13 @@ stopping('after stopListening, running requests finish, new ones on open connect
     maxBodyBytes: 4096,
     bodyTimeoutMs: 1000,
     log: pino({ level: 'silent' }),
-    dispatch: async (req) => {
+    dispatch: answering(async (req) => {
       if (req.path === '/slow') {
         entered();
         await gate;
       }
       return jsonResponse(200, { result: 'success', msg: '', path: req.path });
-    },
+    }),
   });
   const slow = connection(h.port);
   const kept = connection(h.port);
@@ -237,7 +240,7 @@ address('is read when dispatch asks, and reads as empty once the client has gone
     maxBodyBytes: 4096,
     bodyTimeoutMs: 1000,
     log: pino({ level: 'silent' }),
-    dispatch: async (req) => {
+    dispatch: answering(async (req) => {
       if (req.path === '/leaving') {
         req.hangup!.listen(leave);
         entered();
@@ -245,7 +248,7 @@ address('is read when dispatch asks, and reads as empty once the client has gone
         afterLeaving = req.remoteAddress;
       }
       return jsonResponse(200, { result: 'success', msg: '', address: req.remoteAddress });
-    },
+    }),
   });
   const fromTwo = connection(h.port, '127.0.0.2');
   assert.match(await fromTwo.get('/'), /"address":"127\.0\.0\.2"/);

@@ -18,12 +18,12 @@ import {
   initialQueueState,
   queueActor,
   type EndReason,
-  type PollResult,
   type QueueEntry,
   type QueueEnvironment,
   type QueueMsg,
   type QueueSocket,
   type QueueState,
+  type Responder,
 } from './queue-actor.js';
 
 const toPublished = (r: LoggedEventRow): PublishedEvent => ({
@@ -373,9 +373,10 @@ export class RealmQueues {
   }
 
   /** Long-poll: resolves with events, or when a heartbeat is due; never inside an actor. */
-  poll(entry: QueueEntry, lastEventId: number, dontBlock: boolean, hangup: Hangup): Promise<PollResult> {
-    if (!entry.alive) return Promise.resolve({ error: endedError(entry) });
-    return new Promise((respond) => this.tell(entry, { kind: 'poll', lastEventId, dontBlock, respond, hangup }));
+  /** GET /events: `respond` is called once, now or when an event comes (or the heartbeat is due). */
+  poll(entry: QueueEntry, lastEventId: number, dontBlock: boolean, hangup: Hangup, respond: Responder): void {
+    if (!entry.alive) respond({ error: endedError(entry) });
+    else this.tell(entry, { kind: 'poll', lastEventId, dontBlock, respond, hangup });
   }
 
   attach(entry: QueueEntry, socket: QueueSocket, lastEventId: number): void {

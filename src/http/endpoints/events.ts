@@ -10,7 +10,7 @@ import { errors } from '../../domain/errors.js';
 import { checkEventNarrow, narrowSchema } from '../../domain/event-narrow.js';
 import { isGuest } from '../../domain/roles.js';
 import { SERVICE_FEATURE_LEVEL, SERVICE_MERGE_BASE, SERVICE_VERSION } from '../../version.js';
-import { publicEndpoint, RawJson, userEndpoint, type Data, type RequestContext } from '../endpoint.js';
+import { Later, publicEndpoint, RawJson, userEndpoint, type RequestContext } from '../endpoint.js';
 import type { Hangup } from '../../hangup.js';
 import { eventsJsonSize, writeEventsJson } from '../../actors/queues/presentation.js';
 import { p } from '../params.js';
@@ -107,22 +107,24 @@ export const getEvents = userEndpoint(
   (ctx, params) => {
     const { realm, hangup } = ctx;
     const live = realm.queues.live(params.queue_id);
-    if (live && live.userId === ctx.user.id) return pollAnswer(realm, live, params.last_event_id, params.dont_block, hangup);
-    return ownQueue(realm, ctx.user.id, params.queue_id).then((entry) => pollAnswer(realm, entry, params.last_event_id, params.dont_block, hangup));
+    if (live && live.userId === ctx.user.id) return pollLater(realm, live, params.last_event_id, params.dont_block, hangup);
+    return ownQueue(realm, ctx.user.id, params.queue_id).then((entry) => pollLater(realm, entry, params.last_event_id, params.dont_block, hangup));
   },
 );
 
 /**
- * The poll's answer as response data. Not an async function: while the poll is parked, all that
- * waits with it is the queue's id, not a suspended frame holding the request.
+ * The poll, answered through callbacks: while it is parked, what waits is the queue's callback
+ * and the dispatcher's, holding the queue's id and the exchange; no promise, no request.
  */
-function pollAnswer(realm: RealmHandle, entry: QueueEntry, lastEventId: number, dontBlock: boolean, hangup: Hangup): Promise<Data> {
+function pollLater(realm: RealmHandle, entry: QueueEntry, lastEventId: number, dontBlock: boolean, hangup: Hangup): Later {
   const queueId = entry.id;
-  return realm.queues.poll(entry, lastEventId, dontBlock, hangup).then((r) => {
-    if ('error' in r) throw r.error;
-    const events = r.events;
-    return { events: new RawJson(eventsJsonSize(events), (out, at) => writeEventsJson(events, out, at)), queue_id: queueId };
-  });
+  return new Later((answer) =>
+    realm.queues.poll(entry, lastEventId, dontBlock, hangup, (r) => {
+      if ('error' in r) return answer(r.error);
+      const events = r.events;
+      answer({ events: new RawJson(eventsJsonSize(events), (out, at) => writeEventsJson(events, out, at)), queue_id: queueId });
+    }),
+  );
 }
 
 export const deleteQueue = userEndpoint(z.object({ queue_id: p.string() }), async (ctx, params) => {
