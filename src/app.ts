@@ -15,7 +15,7 @@ import type { Services } from './services.js';
 import { isDatabaseUnavailable, openDatabase, type Database } from './store/database.js';
 import { Metrics } from './metrics.js';
 import { migrate } from './store/migrate.js';
-import { creditDowntime, realmsWithQueues } from './store/queues.js';
+import { creditDowntime, downtime, realmsWithQueues } from './store/queues.js';
 
 export interface App extends Services {
   readonly database: Database;
@@ -77,12 +77,18 @@ export async function createApp(o: AppOptions): Promise<App> {
     const realms = new RealmDirectory(services, floor);
     realmsForMetrics = realms;
     await realms.init();
-    const downMs = await creditDowntime(database.pool, clock.now());
+    // Organizations with queues are loaded before serving, while the downtime is credited (read
+    // first: their queue flushes mark the server alive); then their queues are restored from the log.
+    const now = clock.now();
+    const downMs = await downtime(database.pool, now);
+    const [, withQueues] = await Promise.all([
+      downMs > 0 ? creditDowntime(database.pool, downMs, now) : null,
+      realmsWithQueues(database.pool).then((ids) => Promise.all(ids.map((id) => realms.get(id)))),
+    ]);
     if (downMs > 0) log.info({ downMs }, 'event queues credited with the downtime');
-    // Organizations with queues are loaded before serving, their queues restored from the log.
-    for (const id of await realmsWithQueues(database.pool)) {
-      const restored = await (await realms.get(id)).queues.restoreAll();
-      if (restored > 0) log.info({ realm: id, queues: restored }, 'event queues restored');
+    for (const realm of withQueues) {
+      const restored = await realm.queues.restoreAll();
+      if (restored > 0) log.info({ realm: realm.id, queues: restored }, 'event queues restored');
     }
     const windowMs = config.loginLimits.windowSeconds * 1000;
     const stopQueues = async () => {

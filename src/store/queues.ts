@@ -88,17 +88,22 @@ export function userQueueIds(db: CommonQueryMethods, userId: number): Promise<re
 
 const aliveRow = z.object({ value: z.number() });
 
-/**
- * After a restart, give every queue back the time the server was down (measured from the last
- * flush), so that clients who could not reach a stopped server do not find their queues expired.
- */
-export async function creditDowntime(db: CommonQueryMethods, nowMs: number): Promise<number> {
+/** How long the server was down: since the last flush marked it alive (0 on a first start). */
+export async function downtime(db: CommonQueryMethods, nowMs: number): Promise<number> {
   const last = await db.maybeOneFirst(sql.type(aliveRow)`SELECT (value #>> '{}')::float8 AS value FROM server_state WHERE key = 'last_alive'`);
-  if (last === null || last >= nowMs) return 0;
-  const downMs = nowMs - last;
-  await db.query(sql.unsafe`UPDATE event_queues SET last_contact = last_contact + ${downMs / 1000} * interval '1 second'`);
-  await markAlive(db, nowMs);
-  return downMs;
+  return last === null || last >= nowMs ? 0 : nowMs - last;
+}
+
+/**
+ * After a restart, give every queue back the time the server was down (see downtime), so that
+ * clients who could not reach a stopped server do not find their queues expired.
+ */
+export async function creditDowntime(db: CommonQueryMethods, downMs: number, nowMs: number): Promise<void> {
+  // Together or not at all: a credit without its mark would be given again at the next start.
+  await db.transaction(async (t) => {
+    await t.query(sql.unsafe`UPDATE event_queues SET last_contact = last_contact + ${downMs / 1000} * interval '1 second'`);
+    await markAlive(t, nowMs);
+  });
 }
 
 export async function markAlive(db: CommonQueryMethods, nowMs: number): Promise<void> {
