@@ -84,8 +84,10 @@ export function serializeBody(body: Record<string, unknown>, head = '', tail = '
   if (!raw) {
     const json = JSON.stringify(body);
     if (!head && !tail) return json;
-    const members = json.length > 2 ? json.slice(1, -1) : '';
-    return `{${[head, members, tail].filter((m) => m !== '').join(',')}}`;
+    let out = `{${head}`;
+    if (json.length > 2) out += `${head ? ',' : ''}${json.slice(1, -1)}`;
+    if (tail) out += `${out.length > 1 ? ',' : ''}${tail}`;
+    return `${out}}`;
   }
   // Text between the raw parts: texts[i] comes before raws[i], the last text ends the body.
   const texts: string[] = [];
@@ -161,6 +163,8 @@ class Context implements RequestContext {
   }
 }
 
+const NONE_IGNORED: readonly string[] = Object.freeze([]);
+
 /**
  * One request's bookkeeping for the envelope, metrics and log line. It outlives the handler's
  * start (a long-poll parks for minutes), so it holds the request only until the request is counted.
@@ -171,7 +175,7 @@ class Exchange {
   userId: number | null = null;
   rate: RateDecision | null = null;
   route = 'unmatched';
-  ignored: readonly string[] = [];
+  ignored: readonly string[] = NONE_IGNORED;
   /** Set until the request is counted against a rate limit (uncounted failures count by address). */
   req: ApiRequest | null;
   readonly method: string;

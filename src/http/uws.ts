@@ -161,6 +161,7 @@ export function startHttpServer(o: HttpServerOptions): Promise<HttpServer> {
     try {
       o.dispatch(new UwsRequest(method, path, query, headers, body, x.hangup, x.res), (r) => {
         try {
+          // While draining, the connection closes after the answer: the client reconnects elsewhere.
           x.finish(r, draining);
         } finally {
           done();
