@@ -180,7 +180,8 @@ class Exchange {
   req: ApiRequest | null;
   readonly method: string;
   readonly path: string;
-  private replied = false;
+  /** An answer went out (a second one, say after a bug, is dropped, and not counted). */
+  replied = false;
 
   constructor(
     readonly started: number,
@@ -192,7 +193,6 @@ class Exchange {
     this.path = req.path;
   }
 
-  /** The answer, once (a second one, say after a bug, is dropped). */
   send(res: ApiResponse): void {
     if (this.replied) return;
     this.replied = true;
@@ -282,7 +282,9 @@ export function createDispatcher(app: App, tables: { api: RouteTable; site: Rout
     }
   }
 
-  function complete(x: Exchange, answer: ApiResponse): ApiResponse {
+  /** The answer with its rate headers, counted and logged, then sent: once. */
+  function finish(x: Exchange, answer: ApiResponse): void {
+    if (x.replied) return;
     const res = x.rate ? withRateHeaders(answer, x.rate) : answer;
     const seconds = (performance.now() - x.started) / 1000;
     app.metrics.request(x.route, x.method, res.status, seconds);
@@ -300,19 +302,19 @@ export function createDispatcher(app: App, tables: { api: RouteTable; site: Rout
         'request',
       );
     }
-    return res;
+    x.send(res);
   }
 
   /** The handler's answer; a Later leaves only its callback (and `x`) waiting. */
   function answer(x: Exchange, out: Answer): void {
     if (!(out instanceof Later)) {
-      x.send(complete(x, success(x, out)));
+      finish(x, success(x, out));
       return;
     }
     try {
-      out.start((later) => x.send(complete(x, isApiError(later) ? failure(x, later) : success(x, later))));
+      out.start((later) => finish(x, isApiError(later) ? failure(x, later) : success(x, later)));
     } catch (e) {
-      x.send(complete(x, failure(x, e)));
+      finish(x, failure(x, e));
     }
   }
 
@@ -321,8 +323,9 @@ export function createDispatcher(app: App, tables: { api: RouteTable; site: Rout
     begin(x, req)
       .then(
         (out) => answer(x, out),
-        (thrown: unknown) => x.send(complete(x, failure(x, thrown))),
+        (thrown: unknown) => finish(x, failure(x, thrown)),
       )
+      // A bug in the envelope itself (the metrics, the log line): answered plainly, once.
       .catch((err: unknown) => {
         log.error({ err, method: x.method, path: x.path }, 'dispatch failed');
         x.send(errorResponse(errors.internal('dispatch')));

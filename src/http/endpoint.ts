@@ -76,12 +76,12 @@ export interface Endpoint<S extends ParamShape = ParamShape, C extends RequestCo
   /** Whether the request must resolve to an organization (default true). */
   readonly realm: 'required' | 'optional';
   readonly params: z.ZodObject<S>;
-  readonly handle: (ctx: C, params: z.output<z.ZodObject<S>>) => Promise<Answer> | Later;
+  readonly handle: (ctx: C, params: z.output<z.ZodObject<S>>) => Promise<Answer>;
 }
 
 export function userEndpoint<S extends ParamShape>(
   params: z.ZodObject<S>,
-  handle: (ctx: UserContext, params: z.output<z.ZodObject<S>>) => Promise<Answer> | Later,
+  handle: (ctx: UserContext, params: z.output<z.ZodObject<S>>) => Promise<Answer>,
 ): Endpoint<S, UserContext> {
   return { auth: 'user', realm: 'required', params, handle };
 }

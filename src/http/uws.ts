@@ -83,19 +83,23 @@ function writeResponse(res: uWS.HttpResponse, r: ApiResponse, closeConnection = 
  */
 class UwsRequest implements ApiRequest {
   private address: string | null = null;
+  /** Set once read, before dispatch. */
+  body: Buffer | null = null;
 
   constructor(
     readonly method: string,
     readonly path: string,
     readonly query: string,
     readonly headers: Readonly<Record<string, string>>,
-    readonly body: Buffer | null,
-    readonly hangup: Hangup,
-    private readonly res: uWS.HttpResponse,
+    private readonly x: UwsExchange,
   ) {}
 
+  get hangup(): Hangup {
+    return this.x.hangup;
+  }
+
   get remoteAddress(): string {
-    this.address ??= this.hangup.gone ? '' : Buffer.from(this.res.getRemoteAddressAsText()).toString();
+    this.address ??= this.x.hangup.gone ? '' : Buffer.from(this.x.res.getRemoteAddressAsText()).toString();
     return this.address;
   }
 }
@@ -156,10 +160,10 @@ export function startHttpServer(o: HttpServerOptions): Promise<HttpServer> {
    * The dispatch of one request. Its request (headers and all) is referenced by dispatch alone:
    * the closure left waiting with a parked poll holds only the exchange.
    */
-  const run = (x: UwsExchange, method: string, path: string, query: string, headers: Readonly<Record<string, string>>, body: Buffer | null) => {
+  const run = (x: UwsExchange, request: UwsRequest) => {
     running++;
     try {
-      o.dispatch(new UwsRequest(method, path, query, headers, body, x.hangup, x.res), (r) => {
+      o.dispatch(request, (r) => {
         try {
           // While draining, the connection closes after the answer: the client reconnects elsewhere.
           x.finish(r, draining);
@@ -175,8 +179,8 @@ export function startHttpServer(o: HttpServerOptions): Promise<HttpServer> {
     }
   };
 
-  /** The body, bounded in size and time, then run (a closure of its own: it holds the headers). */
-  const readBody = (x: UwsExchange, method: string, path: string, query: string, headers: Readonly<Record<string, string>>) => {
+  /** The body, bounded in size and time, then run (a closure of its own: it holds the request). */
+  const readBody = (x: UwsExchange, request: UwsRequest) => {
     const chunks: Buffer[] = [];
     let total = 0;
     x.timer = setTimeout(() => x.finish(errorResponse(errors.requestTimeout()), true), o.bodyTimeoutMs);
@@ -190,8 +194,9 @@ export function startHttpServer(o: HttpServerOptions): Promise<HttpServer> {
       chunks.push(Buffer.from(new Uint8Array(ab))); // copy: uWS reuses the chunk's memory
       if (isLast) {
         clearTimeout(x.timer);
-        x.timer = undefined; // its closure holds the headers and chunks
-        run(x, method, path, query, headers, chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total));
+        x.timer = undefined; // its closure holds the request and chunks
+        request.body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total);
+        run(x, request);
       }
     });
   };
@@ -218,8 +223,9 @@ export function startHttpServer(o: HttpServerOptions): Promise<HttpServer> {
       x.finish(errorResponse(errors.bodyTooLarge(o.maxBodyBytes)), true);
       return;
     }
-    if ((length === undefined || length === '0') && !chunked) run(x, method, path, query, headers, null);
-    else readBody(x, method, path, query, headers);
+    const request = new UwsRequest(method, path, query, headers, x);
+    if ((length === undefined || length === '0') && !chunked) run(x, request);
+    else readBody(x, request);
   });
 
   for (const [path, route] of Object.entries(o.sockets ?? {})) {

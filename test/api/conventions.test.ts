@@ -134,6 +134,9 @@ t('an answer given later through a callback gets the same envelopes, once', asyn
   );
   await new Promise((r) => setTimeout(r, 100));
   assert.equal(replies, [200]);
+  // ...and is not counted: three answered calls so far (data, twice, twice), three counted.
+  const scraped = (await realm.anonymous('GET', '/metrics')).text;
+  assert.match(scraped, /parley_http_requests_total\{route="\/api\/v1\/test\/later",method="GET",status="200"\} 3\n/);
   assertSuccess(await realm.owner.get('/api/v1/test/echo', { text: 'still here' }));
 });
 

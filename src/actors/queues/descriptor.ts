@@ -42,7 +42,7 @@ function remember(key: string, d: QueueDescriptor): QueueDescriptor {
  */
 export function parseDescriptor(raw: unknown): QueueDescriptor {
   const key = `stored:${JSON.stringify(raw)}`;
-  return known.get(key) ?? remember(key, descriptorSchema.parse(raw));
+  return known.get(key) ?? remember(key, sharedDescriptor(descriptorSchema.parse(raw)));
 }
 
 /** An equal descriptor already in use, or this one: queues alike share one (with its arrays). */

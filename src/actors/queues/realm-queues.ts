@@ -199,11 +199,6 @@ export class RealmQueues {
     return entry;
   }
 
-  /** The queue with this id if this process has it live, without waiting (none while stopping: get() refuses). */
-  live(id: string): QueueEntry | undefined {
-    return this.stopping ? undefined : this.byId.get(id);
-  }
-
   /** The live queue with this id, restored from Postgres if this process has not loaded it. */
   async get(id: string): Promise<QueueEntry | null> {
     // Stopping: the queue is kept for the next process, the client retries there.

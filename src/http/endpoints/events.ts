@@ -106,8 +106,6 @@ export const getEvents = userEndpoint(
   }),
   (ctx, params) => {
     const { realm, hangup } = ctx;
-    const live = realm.queues.live(params.queue_id);
-    if (live && live.userId === ctx.user.id) return pollLater(realm, live, params.last_event_id, params.dont_block, hangup);
     return ownQueue(realm, ctx.user.id, params.queue_id).then((entry) => pollLater(realm, entry, params.last_event_id, params.dont_block, hangup));
   },
 );
