@@ -97,7 +97,7 @@ export interface ParleyOptions {
 }
 
 /**
- * Start Parley (dist/src/main.js) and wait until GET /health answers 200. Request logs and rate
+ * Start Parley (dist/parley.mjs, as `npm start` does) and wait until GET /health answers 200. Request logs and rate
  * limits are off: the first would measure the log pipe, the second refuse the load.
  */
 export async function startParley(o: ParleyOptions): Promise<Server> {

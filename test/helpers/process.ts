@@ -6,7 +6,8 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const dist = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-export const SERVER_BIN = join(dist, 'src', 'main.js');
+/** The server as `npm start` runs it: the bundle of scripts/bundle.mjs. */
+export const SERVER_BIN = join(dist, 'parley.mjs');
 export const CLI_BIN = join(dist, 'src', 'cli', 'main.js');
 
 export function freePort(): Promise<number> {
