@@ -167,6 +167,12 @@ function discriminatedUnionCheck(s: z.ZodDiscriminatedUnion<string, z.AnyZodObje
 
 const compiled = new WeakMap<ZodTypeAny, Check>();
 
+/**
+ * A Buffer, as pg reads a bytea column. zod's `z.instanceof(Buffer)` is an opaque refinement that
+ * would go to zod for every row; this one schema the checker recognizes and checks by itself.
+ */
+export const bufferSchema = z.instanceof(Buffer);
+
 function compile(s: ZodTypeAny): Check {
   let check = compiled.get(s);
   if (check) return check;
@@ -181,6 +187,7 @@ function compileNode(s: ZodTypeAny): Check {
   if (s instanceof z.ZodBoolean) return (v) => (typeof v === 'boolean' ? EXACT : INVALID);
   if (s instanceof z.ZodNull) return (v) => (v === null ? EXACT : INVALID);
   if (s instanceof z.ZodUnknown || s instanceof z.ZodAny) return () => EXACT;
+  if (s === bufferSchema) return (v) => (v instanceof Buffer ? EXACT : INVALID);
   if (s instanceof z.ZodLiteral) {
     const value: unknown = s.value;
     return (v) => (v === value ? EXACT : INVALID);

@@ -2,13 +2,14 @@
 // (push_device_tokens). Writes run inside the realm actor's transaction.
 import { sql, type CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
+import { bufferSchema } from '../domain/exact-check.js';
 
 const deviceRow = z.object({
   id: z.number(),
   user_id: z.number(),
   device_id: z.number(),
   push_key_id: z.number().nullable(),
-  push_key: z.instanceof(Buffer).nullable(),
+  push_key: bufferSchema.nullable(),
   token_kind: z.enum(['fcm', 'apns']).nullable(),
   token_id: z.string().nullable(),
   bouncer_public_key: z.string().nullable(),

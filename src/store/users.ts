@@ -1,8 +1,7 @@
 // Users and bots. Call writes inside the realm actor's transaction.
 import { sql, type CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
-
-const bytes = z.instanceof(Buffer);
+import { bufferSchema as bytes } from '../domain/exact-check.js';
 
 export const userRow = z.object({
   id: z.number(),

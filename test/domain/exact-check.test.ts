@@ -9,7 +9,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { z, type ZodTypeAny } from 'zod';
 import { eventDefinitions } from '../../src/domain/events/define.js';
-import { exactCheck } from '../../src/domain/exact-check.js';
+import { bufferSchema, exactCheck } from '../../src/domain/exact-check.js';
 import { typingEvent } from '../../src/domain/events/typing.js';
 
 const eventsDir = new URL('../../src/domain/events/', import.meta.url);
@@ -52,6 +52,7 @@ function shapedAfter(s: ZodTypeAny, depth: number, damage: boolean): fc.Arbitrar
   const inner = (x: ZodTypeAny) => shaped(x, depth + 1, damage);
   if (s instanceof z.ZodString) return either(damage, fc.string({ maxLength: 6 }), fc.integer());
   if (s instanceof z.ZodNumber) return either(damage, fc.integer({ min: -3, max: 3 }), fc.oneof(fc.double(), fc.constantFrom(NaN, Infinity, -0), fc.string({ maxLength: 2 })));
+  if (s === bufferSchema) return either(damage, fc.uint8Array({ maxLength: 4 }).map((a) => Buffer.from(a)), fc.oneof(fc.uint8Array({ maxLength: 4 }), fc.string({ maxLength: 4 })));
   if (s instanceof z.ZodBoolean) return either(damage, fc.boolean(), fc.constantFrom('true', 0, null));
   if (s instanceof z.ZodLiteral) return either(damage, fc.constant(s.value as unknown), fc.anything({ maxDepth: 0 }));
   if (s instanceof z.ZodEnum) return either(damage, fc.constantFrom(...(s.options as string[])), fc.string({ maxLength: 4 }));
@@ -127,6 +128,15 @@ t('agrees with zod on every row schema of the store', () => {
       { numRuns: RUNS },
     );
   }
+});
+
+t('agrees with zod on the Buffer schema of bytea columns', () => {
+  for (const schema of [bufferSchema, bufferSchema.nullable(), z.object({ key: bufferSchema })]) {
+    const exact = exactCheck(schema);
+    fc.assert(fc.property(valueFor(schema), (v) => exact(v) === zodGivesItBack(schema, v)), { numRuns: RUNS });
+  }
+  assert.ok(exactCheck(bufferSchema)(Buffer.from('ab')));
+  assert.not.ok(exactCheck(bufferSchema)(new Uint8Array(2)));
 });
 
 t('the values cover both answers for every schema', () => {
