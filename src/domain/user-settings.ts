@@ -175,26 +175,37 @@ function storedTypeFits(k: SettingKind, v: unknown): boolean {
 }
 
 /**
+ * Every setting at its default, in the schema's key order: what an account that set nothing has.
+ * Not frozen: V8 copies a frozen object property by property, this one in one step (several times faster).
+ */
+const DEFAULT_SETTINGS: Readonly<Record<string, unknown>> = {
+  ...Object.fromEntries(USER_SETTING_NAMES.map((n) => [n, USER_SETTINGS[n].default])),
+  timezone: '',
+};
+
+/**
  * The stored settings with their defaults filled in, as `userSettingsSchema.parse` gives them.
  * Every account's settings are read at start-up (10,000 accounts: 200 ms through zod), so the
- * common case is checked by hand; anything the check does not accept goes through zod, which
- * reports it.
+ * common case is checked by hand: a copy of the defaults (one object clone), then the few keys an
+ * account stored. Anything the check does not accept goes through zod, which reports it; so do
+ * objects that are not plain, whose inherited keys zod would read.
  */
 export function parseUserSettings(raw: unknown): UserSettings {
   const src = raw ?? {};
-  if (typeof src !== 'object' || Array.isArray(src)) return userSettingsSchema.parse(src);
+  if (typeof src !== 'object' || Object.getPrototypeOf(src) !== Object.prototype) return userSettingsSchema.parse(src);
   const stored = src as Record<string, unknown>;
-  const out: Record<string, unknown> = {};
-  for (const name of USER_SETTING_NAMES) {
-    const k = USER_SETTINGS[name] as SettingKind;
+  const out: Record<string, unknown> = { ...DEFAULT_SETTINGS };
+  for (const name of Object.keys(stored)) {
     const v = stored[name];
-    if (v === undefined) out[name] = k.default;
-    else if (storedTypeFits(k, v)) out[name] = v;
-    else return userSettingsSchema.parse(src);
+    if (v === undefined) continue;
+    if (name === 'timezone') {
+      if (typeof v !== 'string') return userSettingsSchema.parse(src);
+      out.timezone = v;
+    } else if (Object.hasOwn(USER_SETTINGS, name)) {
+      if (!storedTypeFits(USER_SETTINGS[name as UserSettingName] as SettingKind, v)) return userSettingsSchema.parse(src);
+      out[name] = v;
+    }
   }
-  const timezone = stored.timezone;
-  if (timezone !== undefined && typeof timezone !== 'string') return userSettingsSchema.parse(src);
-  out.timezone = timezone ?? '';
   return out as UserSettings;
 }
 

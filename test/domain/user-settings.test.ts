@@ -55,6 +55,15 @@ reading('the reader and the zod schema agree on every stored form', () => {
   );
 });
 
+reading('keys named after Object.prototype members are dropped like other unknown keys', () => {
+  for (const text of ['{"__proto__": {"enter_sends": true}, "toString": 1, "constructor": "x"}', '{"hasOwnProperty": false, "enter_sends": true}']) {
+    const raw: unknown = JSON.parse(text);
+    assert.equal(viaReader(raw), viaZod(raw), text);
+  }
+  const inherited = Object.create({ enter_sends: true }) as object;
+  assert.equal(viaReader(inherited), viaZod(inherited));
+});
+
 reading('absent settings take their defaults; unknown keys are dropped', () => {
   const s = parseUserSettings({ enter_sends: true, no_such_setting: 1 }) as Record<string, unknown>;
   assert.is(s.enter_sends, true);
