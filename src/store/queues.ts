@@ -7,7 +7,8 @@ export const queueRow = z.object({
   id: z.string(),
   realm_id: z.number(),
   user_id: z.number().nullable(),
-  descriptor: z.unknown(),
+  /** The jsonb as Postgres prints it (keys in its canonical order): equal descriptors, equal text. */
+  descriptor: z.string(),
   start_event_id: z.number(),
   acked_event_id: z.number(),
   idle_timeout_secs: z.number(),
@@ -27,14 +28,14 @@ export async function insertQueue(
 
 export function findQueue(db: CommonQueryMethods, realmId: number, id: string): Promise<QueueRow | null> {
   return db.maybeOne(sql.type(queueRow)`
-    SELECT id::text, realm_id, user_id, descriptor, start_event_id, acked_event_id, idle_timeout_secs, last_contact
+    SELECT id::text, realm_id, user_id, descriptor::text, start_event_id, acked_event_id, idle_timeout_secs, last_contact
     FROM event_queues WHERE id = ${id}::uuid AND realm_id = ${realmId}`);
 }
 
 /** Every queue of a realm still within its idle time (start-up restore). */
 export function liveQueues(db: CommonQueryMethods, realmId: number): Promise<readonly QueueRow[]> {
   return db.any(sql.type(queueRow)`
-    SELECT id::text, realm_id, user_id, descriptor, start_event_id, acked_event_id, idle_timeout_secs, last_contact
+    SELECT id::text, realm_id, user_id, descriptor::text, start_event_id, acked_event_id, idle_timeout_secs, last_contact
     FROM event_queues
     WHERE realm_id = ${realmId} AND user_id IS NOT NULL
       AND last_contact + idle_timeout_secs * interval '1 second' >= now()`);

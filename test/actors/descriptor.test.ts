@@ -15,8 +15,8 @@ const live = (o: Partial<QueueDescriptor> = {}): QueueDescriptor => ({
   clientExtavatar: true,
   ...o,
 });
-/** The same, as read back from its jsonb column (a new object every time). */
-const stored = (d: QueueDescriptor): unknown => JSON.parse(JSON.stringify(d));
+/** The same, as read back from its jsonb column as text. */
+const stored = (d: QueueDescriptor): string => JSON.stringify(d);
 
 const t = suite('queue descriptors');
 
@@ -36,9 +36,9 @@ t('a stored descriptor is validated once per shape, and is the live one of that 
 });
 
 t('a stored descriptor keeps only the capabilities Parley knows, and is still checked', () => {
-  const raw = { ...(stored(live({ eventTypes: ['presence'] })) as object), capabilities: { bogus: true } };
-  assert.equal(parseDescriptor(raw).capabilities, NO_CAPABILITIES);
-  assert.throws(() => parseDescriptor({ ...raw, narrow: 'all' }));
+  const raw = { ...live({ eventTypes: ['presence'] }), capabilities: { bogus: true } };
+  assert.equal(parseDescriptor(JSON.stringify(raw)).capabilities, NO_CAPABILITIES);
+  assert.throws(() => parseDescriptor(JSON.stringify({ ...raw, narrow: 'all' })));
 });
 
 t.run();

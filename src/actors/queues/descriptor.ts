@@ -36,13 +36,13 @@ function remember(key: string, d: QueueDescriptor): QueueDescriptor {
 }
 
 /**
- * A stored descriptor, validated. At start-up every queue's descriptor is read (10,000 queues:
- * 10,000 zod parses of a handful of shapes), so equal ones are parsed once and shared; a
- * descriptor is never changed after registration.
+ * A stored descriptor (its jsonb column as text), validated. At start-up every queue's descriptor
+ * is read (10,000 queues: 10,000 zod parses of a handful of shapes), so equal ones are parsed once
+ * and shared, found by their text; a descriptor is never changed after registration.
  */
-export function parseDescriptor(raw: unknown): QueueDescriptor {
-  const key = `stored:${JSON.stringify(raw)}`;
-  return known.get(key) ?? remember(key, sharedDescriptor(descriptorSchema.parse(raw)));
+export function parseDescriptor(text: string): QueueDescriptor {
+  const key = `stored:${text}`;
+  return known.get(key) ?? remember(key, sharedDescriptor(descriptorSchema.parse(JSON.parse(text))));
 }
 
 /** An equal descriptor already in use, or this one: queues alike share one (with its arrays). */
