@@ -176,7 +176,8 @@ function storedTypeFits(k: SettingKind, v: unknown): boolean {
 
 /**
  * Every setting at its default, in the schema's key order: what an account that set nothing has.
- * Not frozen: V8 copies a frozen object property by property, this one in one step (several times faster).
+ * Not frozen: V8 copies a frozen object property by property, this one in one step (several times
+ * faster).
  */
 const DEFAULT_SETTINGS: Readonly<Record<string, unknown>> = {
   ...Object.fromEntries(USER_SETTING_NAMES.map((n) => [n, USER_SETTINGS[n].default])),
@@ -184,29 +185,38 @@ const DEFAULT_SETTINGS: Readonly<Record<string, unknown>> = {
 };
 
 /**
+ * The settings of every account that stored none of its own (most of them): one frozen object,
+ * not 60 properties per account. Settings are replaced, never changed in place
+ * (actors/realm/user-profile.ts); a write to this one would throw.
+ */
+const UNSET_SETTINGS = Object.freeze({ ...DEFAULT_SETTINGS }) as UserSettings;
+
+/**
  * The stored settings with their defaults filled in, as `userSettingsSchema.parse` gives them.
  * Every account's settings are read at start-up (10,000 accounts: 200 ms through zod), so the
- * common case is checked by hand: a copy of the defaults (one object clone), then the few keys an
- * account stored. Anything the check does not accept goes through zod, which reports it; so do
- * objects that are not plain, whose inherited keys zod would read.
+ * common case is checked by hand: the keys an account stored over a copy of the defaults, or the
+ * shared defaults when it stored none. Anything the check does not accept goes through zod, which
+ * reports it; so do objects that are not plain, whose inherited keys zod would read.
  */
 export function parseUserSettings(raw: unknown): UserSettings {
   const src = raw ?? {};
   if (typeof src !== 'object' || Object.getPrototypeOf(src) !== Object.prototype) return userSettingsSchema.parse(src);
   const stored = src as Record<string, unknown>;
-  const out: Record<string, unknown> = { ...DEFAULT_SETTINGS };
+  let out: Record<string, unknown> | null = null;
   for (const name of Object.keys(stored)) {
     const v = stored[name];
     if (v === undefined) continue;
     if (name === 'timezone') {
       if (typeof v !== 'string') return userSettingsSchema.parse(src);
-      out.timezone = v;
-    } else if (Object.hasOwn(USER_SETTINGS, name)) {
-      if (!storedTypeFits(USER_SETTINGS[name as UserSettingName] as SettingKind, v)) return userSettingsSchema.parse(src);
-      out[name] = v;
+    } else if (!Object.hasOwn(USER_SETTINGS, name)) {
+      continue;
+    } else if (!storedTypeFits(USER_SETTINGS[name as UserSettingName] as SettingKind, v)) {
+      return userSettingsSchema.parse(src);
     }
+    out ??= { ...DEFAULT_SETTINGS };
+    out[name] = v;
   }
-  return out as UserSettings;
+  return (out ?? UNSET_SETTINGS) as UserSettings;
 }
 
 /** Is this a value the setting accepts? (The parameter codec checked the type already.) */

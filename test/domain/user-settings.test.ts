@@ -64,6 +64,18 @@ reading('keys named after Object.prototype members are dropped like other unknow
   assert.equal(viaReader(inherited), viaZod(inherited));
 });
 
+reading('accounts that stored no settings share one frozen object of defaults', () => {
+  const a = parseUserSettings({});
+  assert.is(parseUserSettings(null), a);
+  assert.is(parseUserSettings({ no_such_setting: 1, enter_sends: undefined }), a);
+  assert.ok(Object.isFrozen(a));
+  assert.equal(a, userSettingsSchema.parse({}));
+  const own = parseUserSettings({ enter_sends: true });
+  assert.is.not(own, a);
+  assert.not.ok(Object.isFrozen(own));
+  assert.is(a.enter_sends, USER_SETTINGS.enter_sends.default);
+});
+
 reading('absent settings take their defaults; unknown keys are dropped', () => {
   const s = parseUserSettings({ enter_sends: true, no_such_setting: 1 }) as Record<string, unknown>;
   assert.is(s.enter_sends, true);
