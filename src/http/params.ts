@@ -25,15 +25,33 @@ type Check<T> = (s: string) => T | Invalid;
 /** Each codec's check, for validateParams' compiled path. */
 const checks = new WeakMap<ZodTypeAny, Check<unknown>>();
 
+/**
+ * A JSON schema, or how to build one: those of JSON-encoded parameters come from
+ * zod-to-json-schema, which took about 25 ms of every start; they are built when the OpenAPI
+ * document is first asked for.
+ */
+type DocSchema = Record<string, unknown> | (() => Record<string, unknown>);
+
+function paramDocOf(schema: DocSchema, json: boolean): ParamDoc {
+  if (typeof schema !== 'function') return { schema, json };
+  let built: Record<string, unknown> | undefined;
+  return {
+    json,
+    get schema() {
+      return (built ??= schema());
+    },
+  };
+}
+
 /** A codec: a zod schema over the raw string that runs `check`, documented for OpenAPI. */
-function codec<T>(check: Check<T>, schema: Record<string, unknown>, json = false) {
+function codec<T>(check: Check<T>, schema: DocSchema, json = false) {
   const c = raw.transform((s, ctx): T => {
     const v = check(s);
     if (!(v instanceof Invalid)) return v;
     ctx.addIssue({ code: 'custom', message: v.message });
     return z.NEVER;
   });
-  docs.set(c, { schema, json });
+  docs.set(c, paramDocOf(schema, json));
   checks.set(c, check as Check<unknown>);
   return c;
 }
@@ -185,7 +203,7 @@ export const p = {
       if (r.success) return r.data as z.output<T>;
       const issue = r.error.issues[0]!;
       return new Invalid(issue.message.replaceAll(AT, VAR + pathText(issue.path)));
-    }, jsonSchemaOf(schema), true);
+    }, () => jsonSchemaOf(schema), true);
   },
 
   /** A JSON array of integers, e.g. user_ids. */
