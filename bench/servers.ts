@@ -97,8 +97,9 @@ export interface ParleyOptions {
 }
 
 /**
- * Start Parley (dist/parley.mjs, as `npm start` does) and wait until GET /health answers 200. Request logs and rate
- * limits are off: the first would measure the log pipe, the second refuse the load.
+ * Start Parley (dist/parley.mjs, as `npm start` does) and wait until GET /health answers 200.
+ * Request logs and rate limits are off: the first would measure the log pipe, the second refuse
+ * the load.
  */
 export async function startParley(o: ParleyOptions): Promise<Server> {
   const port = o.port ?? (await freePort());

@@ -1,8 +1,9 @@
 // The server as one file: dist/parley.mjs, built from tsc's output (dist/src/main.js) by esbuild.
 // Unbundled, Node loads about 250 of our modules and 430 files of our dependencies one at a time,
 // resolving, reading and compiling each; that took 0.6-0.8 s of every start, and one file takes
-// about a third of that (BENCHMARKS.md, stop 16). `npm start` and the tests that spawn the server run this file;
-// the CLI and the tests that import modules directly use tsc's output.
+// about a third of that (BENCHMARKS.md, stop 16). `npm start`, the benchmarks and the tests that
+// spawn the server run this file; the CLI and the tests that import modules directly use tsc's
+// output.
 //
 // Kept outside the bundle: the native uWebSockets.js addon, the embedded database (PGlite loads its
 // WebAssembly and data files from beside its own modules, and only when no DATABASE_URL is set)

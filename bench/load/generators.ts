@@ -4,6 +4,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { usage } from '../servers.js';
 import type { HttpRequest } from './http-connection.js';
 import type { Command, Deliveries, LoopResult, OnceResult, ParkClient, Reply } from './protocol.js';
 
@@ -81,6 +82,14 @@ export class Generators {
 
   get size(): number {
     return this.gens.length;
+  }
+
+  /**
+   * CPU seconds used so far by all generator processes. They share the machine with the server
+   * they drive: a loop whose generators use a core's worth is bounded by them as much as by it.
+   */
+  cpuSeconds(): number {
+    return this.gens.reduce((s, g) => s + usage(g.child.pid!).cpuSeconds, 0);
   }
 
   /** Requests done by the running closed loop, all generators. */

@@ -58,17 +58,19 @@ export async function measureLoop(
   server: Server,
   connections: ReadonlyArray<readonly HttpRequest[]>,
   chain?: { field: string; initial: string },
-): Promise<{ summary: LoopSummary; measurement: Omit<Measurement, 'who' | 'extra'> }> {
+): Promise<{ summary: LoopSummary; measurement: Omit<Measurement, 'who' | 'extra'>; generators: Record<string, string> }> {
   const { options, gens } = ctx;
   if (options.warmupS > 0) {
     ctx.progress(`${label}: warming up ${options.warmupS} s`);
     await gens.loop(server.port, HOST, connections, ms(options.warmupS), chain);
   }
   const before = server.usage();
+  const gensBefore = gens.cpuSeconds();
   const timer = setInterval(() => ctx.progress(`${label}: ${gens.progress().toLocaleString('en-US')} requests`), 2000);
   const summary = await gens.loop(server.port, HOST, connections, ms(options.durationS), chain);
   clearInterval(timer);
   const after = server.usage();
+  const gensCpu = gens.cpuSeconds() - gensBefore;
   if (summary.errors > 0) throw new Error(`${label}: ${summary.errors} failed requests; first: ${summary.firstError}`);
   const { p50, p99 } = latencyStats(summary.latencies);
   return {
@@ -81,6 +83,8 @@ export async function measureLoop(
       cpuSeconds: after.cpuSeconds - before.cpuSeconds,
       peakRssBytes: after.peakRssBytes,
     },
+    // An extra column: what the load itself cost, the parked clients' receiving included.
+    generators: { 'load generators CPU': `${gensCpu.toFixed(1)} s` },
   };
 }
 

@@ -12,8 +12,8 @@ async function r1(ctx: Context, label: string, connections: number): Promise<Mea
   const server = await startReference('r1-json');
   try {
     const conns = Array.from({ length: connections }, (): HttpRequest[] => [{ method: 'POST', path: '/api/v1/json', body: R1_BODY }]);
-    const { measurement } = await measureLoop(ctx, `${label} R1`, server, conns);
-    return { who: 'R1 bare uWS JSON', ...measurement, extra: {} };
+    const { measurement, generators } = await measureLoop(ctx, `${label} R1`, server, conns);
+    return { who: 'R1 bare uWS JSON', ...measurement, extra: generators };
   } finally {
     await server.stop();
   }
@@ -47,20 +47,20 @@ export async function presence(ctx: Context): Promise<Comparison[]> {
           body: 'status=active&new_user_input=true&slim_presence=true&last_update_id={LAST}',
         })),
     );
-    return (await measureLoop(ctx, 'presence Parley', server, conns, { field: 'presence_last_update_id', initial: '-1' })).measurement;
+    return measureLoop(ctx, 'presence Parley', server, conns, { field: 'presence_last_update_id', initial: '-1' });
   });
   await ws.dispose();
-  const ratio = parley.rate! / ref.rate!;
+  const ratio = parley.measurement.rate! / ref.rate!;
   return [
     {
       scenario: 'presence',
       variant: `${users} users, ${clients} clients`,
       reference: ref,
-      parley: { who: 'Parley', ...parley, extra: {} },
+      parley: { who: 'Parley', ...parley.measurement, extra: parley.generators },
       ratio,
       ratioOf: 'req/s',
       target: '≥ 0.30 × R1 req/s, p99 ≤ 20 ms',
-      met: ratio >= 0.3 && parley.p99Ms! <= 20,
+      met: ratio >= 0.3 && parley.measurement.p99Ms! <= 20,
       notes: [],
     },
   ];
@@ -116,17 +116,17 @@ export async function typing(ctx: Context): Promise<Comparison[]> {
       10_000,
       250,
     ).catch(() => undefined);
-    return { ...m.measurement, sent, got };
+    return { ...m.measurement, generators: m.generators, sent, got };
   });
   await ws.dispose();
   const ratio = parley.rate! / ref.rate!;
-  const { sent, got, ...rest } = parley;
+  const { sent, got, generators, ...rest } = parley;
   return [
     {
       scenario: 'typing',
       variant: `${members}-subscriber topic + direct, ${clients} clients`,
       reference: ref,
-      parley: { who: 'Parley', ...rest, extra: { 'typing events delivered': `${got.toLocaleString('en-US')} of ${sent.toLocaleString('en-US')}` } },
+      parley: { who: 'Parley', ...rest, extra: { 'typing events delivered': `${got.toLocaleString('en-US')} of ${sent.toLocaleString('en-US')}`, ...generators } },
       ratio,
       ratioOf: 'req/s',
       target: '≥ 0.40 × R1 req/s; every typing event delivered',

@@ -186,7 +186,7 @@ const DEFAULT_SETTINGS: Readonly<Record<string, unknown>> = {
 
 /**
  * The settings of every account that stored none of its own (most of them): one frozen object,
- * not 60 properties per account. Settings are replaced, never changed in place
+ * not 64 properties per account. Settings are replaced, never changed in place
  * (actors/realm/user-profile.ts); a write to this one would throw.
  */
 const UNSET_SETTINGS = Object.freeze({ ...DEFAULT_SETTINGS }) as UserSettings;
