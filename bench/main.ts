@@ -7,6 +7,7 @@ import { cpus, loadavg, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { ensureFreshServerBin } from '../test/helpers/process.js';
 import { Generators, MAX_CLIENTS_PER_GENERATOR } from './load/generators.js';
 import { describe, type Comparison } from './report.js';
 import { capacity, restart } from './scenarios/capacity.js';
@@ -155,6 +156,7 @@ async function main(): Promise<number> {
   process.stderr.write(
     `Parley benchmarks: ${names.join(', ')} on ${options.serverUrl ? 'Postgres' : 'embedded PGlite'}, ${generators} load generators, load average ${load.map((l) => l.toFixed(2)).join(' ')}\n`,
   );
+  ensureFreshServerBin();
   const failures: Failure[] = [];
   const results = await runScenarios(names, options, generators, failures);
   const minutes = (Date.now() - started.getTime()) / 60_000;

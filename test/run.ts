@@ -8,6 +8,7 @@ import { readdirSync, statSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { prepareTemplate, serverUrl } from './helpers/database.js';
+import { ensureFreshServerBin } from './helpers/process.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 
@@ -67,6 +68,7 @@ async function main(): Promise<number> {
     process.stdout.write('No test files matched.\n0 passed, 0 failed\n');
     return 1;
   }
+  ensureFreshServerBin();
   const concurrency = crash ? 1 : Math.max(1, Number(process.env.TEST_CONCURRENCY ?? 2));
   const timeoutMs = Number(process.env.TEST_FILE_TIMEOUT_MS ?? 600_000);
   const backend = serverUrl() ? 'postgres' : 'embedded PGlite';

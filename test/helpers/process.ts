@@ -1,5 +1,6 @@
 // Running Parley's real binaries (server and CLI) as child processes.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { request as httpRequestRaw, type Agent } from 'node:http';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
@@ -9,6 +10,25 @@ const dist = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 /** The server as `npm start` runs it: the bundle of scripts/bundle.mjs. */
 export const SERVER_BIN = join(dist, 'parley.mjs');
 export const CLI_BIN = join(dist, 'src', 'cli', 'main.js');
+
+/** Whether `bundle` is missing or older than a module of tsc's output under `srcDir`. */
+export function bundleIsStale(bundle: string, srcDir: string): boolean {
+  if (!existsSync(bundle)) return true;
+  const built = statSync(bundle).mtimeMs;
+  return readdirSync(srcDir, { recursive: true, encoding: 'utf8' }).some((f) => f.endsWith('.js') && statSync(join(srcDir, f)).mtimeMs > built);
+}
+
+/**
+ * Rebuild SERVER_BIN if tsc's output is newer: after a bare `tsc -b` (not `npm run build`), the
+ * tests and benchmarks would otherwise run yesterday's server. Call it once, before anything
+ * starts the server (test/run.ts, bench/main.ts): a rebuild while a server starts would tear it.
+ */
+export function ensureFreshServerBin(): void {
+  if (!bundleIsStale(SERVER_BIN, join(dist, 'src'))) return;
+  process.stderr.write('dist/parley.mjs is older than tsc\'s output: bundling it again\n');
+  const r = spawnSync(process.execPath, [join(dist, '..', 'scripts', 'bundle.mjs')], { stdio: 'inherit' });
+  if (r.status !== 0) throw new Error(`scripts/bundle.mjs failed (${r.status ?? r.signal})`);
+}
 
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
