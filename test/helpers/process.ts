@@ -20,8 +20,9 @@ export function bundleIsStale(bundle: string, srcDir: string): boolean {
 
 /**
  * Rebuild SERVER_BIN if tsc's output is newer: after a bare `tsc -b` (not `npm run build`), the
- * tests and benchmarks would otherwise run yesterday's server. Call it once, before anything
- * starts the server (test/run.ts, bench/main.ts): a rebuild while a server starts would tear it.
+ * tests and benchmarks would otherwise run an older build of the server. Call it once, before
+ * anything starts the server (test/run.ts, bench/main.ts): a rebuild while a server starts would
+ * tear it.
  */
 export function ensureFreshServerBin(): void {
   if (!bundleIsStale(SERVER_BIN, join(dist, 'src'))) return;
