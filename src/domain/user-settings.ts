@@ -175,14 +175,11 @@ function storedTypeFits(k: SettingKind, v: unknown): boolean {
 }
 
 /**
- * Every setting at its default, in the schema's key order: what an account that set nothing has.
+ * Every setting at its default, as the schema gives them: what an account that set nothing has.
  * Not frozen: V8 copies a frozen object property by property, this one in one step (several times
  * faster).
  */
-const DEFAULT_SETTINGS: Readonly<Record<string, unknown>> = {
-  ...Object.fromEntries(USER_SETTING_NAMES.map((n) => [n, USER_SETTINGS[n].default])),
-  timezone: '',
-};
+const DEFAULT_SETTINGS: Readonly<Record<string, unknown>> = userSettingsSchema.parse({});
 
 /**
  * The settings of every account that stored none of its own (most of them): one frozen object,
