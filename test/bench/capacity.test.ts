@@ -8,7 +8,7 @@ const t = suite('bench smoke: capacity and restart');
 t('capacity holds every parked poll and reports memory per poll', async () => {
   const cs = await runSmoke('capacity');
   checkComparisons(cs, 'capacity', 1, { memoryRatio: true });
-  assert.is(cs[0]!.parley.extra.held, '19 of 19');
+  assert.is(cs[0]!.parley.extra.held, '20 of 20');
   assert.match(cs[0]!.parley.extra['memory per queue + parked poll'] ?? '', /KiB$/);
 });
 
