@@ -201,7 +201,7 @@ class Exchange {
 }
 
 export function createDispatcher(app: App, tables: { api: RouteTable; site: RouteTable }): Dispatch {
-  const api = new Router(tables.api);
+  const api = new Router(tables.api, API_PREFIX);
   const site = new Router(tables.site);
   const { log } = app;
   const outage = { loggedAt: -Infinity, suppressed: 0 };
@@ -214,7 +214,7 @@ export function createDispatcher(app: App, tables: { api: RouteTable; site: Rout
     const isApi = req.path === API_PREFIX || req.path.startsWith(API_PREFIX + '/');
     const found = (isApi ? api : site).match(isApi ? req.path.slice(API_PREFIX.length) : req.path);
     if (!found) throw errors.notFound();
-    x.route = (isApi ? API_PREFIX : '') + found.pattern;
+    x.route = found.route;
     const endpoint = found.methods[req.method as keyof typeof found.methods];
     if (!endpoint) throw errors.methodNotAllowed(Object.keys(found.methods));
 

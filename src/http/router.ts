@@ -11,12 +11,15 @@ type Segment = { readonly literal: string } | { readonly param: string };
 
 interface Compiled {
   readonly pattern: string;
+  readonly route: string;
   readonly segments: readonly Segment[];
   readonly methods: MethodTable;
 }
 
 export interface Match {
   readonly pattern: string;
+  /** The pattern under the table's prefix (`/api/v1/events`): the route's name in metrics, made once. */
+  readonly route: string;
   readonly methods: MethodTable;
   readonly pathParams: Readonly<Record<string, string>>;
 }
@@ -28,8 +31,9 @@ export class Router {
   /** Routes without parameters, by their path: most requests are answered by one lookup. */
   private readonly literal = new Map<string, Match>();
 
-  constructor(table: RouteTable) {
+  constructor(table: RouteTable, prefix = '') {
     for (const [pattern, methods] of Object.entries(table)) {
+      const route = prefix + pattern;
       const segments = pattern
         .split('/')
         .slice(1)
@@ -37,9 +41,9 @@ export class Router {
           const m = /^\{([a-z_]+)\}$/.exec(s);
           return m ? { param: m[1]! } : { literal: s };
         });
-      if (segments.every((s) => 'literal' in s)) this.literal.set(pattern, { pattern, methods, pathParams: NO_PARAMS });
+      if (segments.every((s) => 'literal' in s)) this.literal.set(pattern, { pattern, route, methods, pathParams: NO_PARAMS });
       const list = this.byLength.get(segments.length) ?? [];
-      list.push({ pattern, segments, methods });
+      list.push({ pattern, route, segments, methods });
       this.byLength.set(segments.length, list);
     }
     // Most literal segments first, and literals earlier in the path first.
@@ -74,7 +78,7 @@ export class Router {
       c.segments.forEach((s, i) => {
         if ('param' in s) pathParams[s.param] = decoded[i]!;
       });
-      return { pattern: c.pattern, methods: c.methods, pathParams };
+      return { pattern: c.pattern, route: c.route, methods: c.methods, pathParams };
     }
     return null;
   }

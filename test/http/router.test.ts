@@ -34,6 +34,13 @@ t('a route without parameters is found by its path, also when percent-encoded', 
   assert.is(router.match('/users/m%65')!.pattern, '/users/me');
 });
 
+t("a route's name carries the table's prefix", () => {
+  const prefixed = new Router({ '/users/me': { GET: e }, '/users/{user_id}': { GET: e } }, '/api/v1');
+  assert.is(prefixed.match('/users/me')!.route, '/api/v1/users/me');
+  assert.is(prefixed.match('/users/12')!.route, '/api/v1/users/{user_id}');
+  assert.is(router.match('/users/12')!.route, '/users/{user_id}');
+});
+
 t('no match', () => {
   assert.is(router.match('/users'), null);
   assert.is(router.match('/users/me/extra/deep/path'), null);

@@ -1,4 +1,4 @@
-// One actor per event queue (`realm-7/qb-12/q-<uuid>`). It holds the events its client has not
+// One actor per event queue (`realm-7/qb-12/<queue id>`). It holds the events its client has not
 // acknowledged, the parked long-poll or the WebSocket of that client, and one deadline (on the
 // realm's shared timer, deadlines.ts): the next heartbeat while a poll is parked, else the idle
 // expiry. Handlers never await (the only await is the one-time restore from the log, which

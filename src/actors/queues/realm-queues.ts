@@ -1,6 +1,6 @@
 // The event queues of one organization: the fan-out from released events to queue actors, queue
 // creation, lazy restore after a restart, batched persistence of cursors, and sweeps.
-// Queue actors live under hashed bucket parents (`realm-7/qb-12/q-<uuid>`) so no actor has more
+// Queue actors live under hashed bucket parents (`realm-7/qb-12/<queue id>`) so no actor has more
 // than a few hundred children (DESIGN.md §3).
 import { randomUUID } from 'node:crypto';
 import type { Hangup } from '../../hangup.js';
@@ -62,6 +62,7 @@ export class RealmQueues {
   private readonly tombstones = new Set<string>();
   /** Actor names of queues dropped after a failed restore, until their actors stop. */
   private readonly staleNames = new Set<string>();
+  /** Actor names other than the queue's id (a queue restored while its stale actor still stops). */
   private readonly actorNames = new WeakMap<QueueEntry, string>();
   private readonly buckets = new Map<number, Ref<never>>();
   private readonly env: QueueEnvironment;
@@ -304,9 +305,10 @@ export class RealmQueues {
       parked: false,
       socketOpen: false,
     };
-    let name = `q-${q.id}`;
-    for (let n = 1; this.staleNames.has(name); n++) name = `q-${q.id}.${n}`;
-    this.actorNames.set(entry, name);
+    // The id itself names the actor (its path holds that string, not a copy).
+    let name = q.id;
+    for (let n = 1; this.staleNames.has(name); n++) name = `${q.id}.${n}`;
+    if (name !== q.id) this.actorNames.set(entry, name);
     entry.ref = spawnActor<QueueState, QueueMsg>(
       this.bucket(q.id),
       name,
@@ -349,7 +351,7 @@ export class RealmQueues {
     if (reason === 'unavailable') {
       // Kept for the next request to restore again (under another actor name while this actor
       // still answers late messages): no tombstone, no deletion.
-      const name = this.actorNames.get(entry)!;
+      const name = this.actorNames.get(entry) ?? entry.id;
       this.staleNames.add(name);
       setTimeout(() => {
         stopActor(entry.ref);
