@@ -6,24 +6,32 @@
  * AbortController with its event target and listener costs about a kilobyte.
  */
 export class Hangup {
-  private listener: (() => void) | null = null;
+  private listener: HangupListener | (() => void) | null = null;
   private hungUp = false;
 
   get gone(): boolean {
     return this.hungUp;
   }
 
-  /** `f` runs once, when the client goes away (not if it already has); null stops listening. */
-  listen(f: (() => void) | null): void {
-    this.listener = f;
+  /**
+   * `l` is told once, when the client goes away (not if it already has); null stops listening.
+   * An object that is waiting anyway (a parked poll) listens itself, with no closure over it.
+   */
+  listen(l: HangupListener | (() => void) | null): void {
+    this.listener = l;
   }
 
   /** The client went away (uWS `onAborted`); later calls do nothing. */
   fire(): void {
     if (this.hungUp) return;
     this.hungUp = true;
-    const f = this.listener;
+    const l = this.listener;
     this.listener = null;
-    f?.();
+    if (typeof l === 'function') l();
+    else l?.hungUp();
   }
+}
+
+export interface HangupListener {
+  hungUp(): void;
 }

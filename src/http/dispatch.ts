@@ -12,7 +12,7 @@ import { Hangup } from '../hangup.js';
 import { isDatabaseUnavailable } from '../store/database.js';
 import { authenticate } from './auth.js';
 import { parseParams, type UploadedFile } from './body.js';
-import { Later, RawJson, RawResponse, type Answer, type Data, type Endpoint, type RequestContext } from './endpoint.js';
+import { Later, RawJson, RawResponse, type Answer, type Data, type Endpoint, type LaterAnswer, type RequestContext } from './endpoint.js';
 import { validateParams } from './params.js';
 import type { RateDecision } from './rate-limit.js';
 import { Router, type RouteTable } from './router.js';
@@ -37,11 +37,16 @@ export interface ApiResponse {
   readonly body: string | Buffer;
 }
 
+/** Where a request's one answer goes (uws.ts: the response not yet written). */
+export interface Replier {
+  reply(res: ApiResponse): void;
+}
+
 /**
- * Answers a request through `reply`, called exactly once. A callback, not a promise: a parked
- * long-poll then waits as a few closures (see Later).
+ * Answers a request through `to.reply`, called exactly once. An object, not a promise or a
+ * closure: a parked long-poll then waits as a few small objects (see Later).
  */
-export type Dispatch = (req: ApiRequest, reply: (res: ApiResponse) => void) => void;
+export type Dispatch = (req: ApiRequest, to: Replier) => void;
 
 export const API_PREFIX = '/api/v1';
 const JSON_TYPE = { 'Content-Type': 'application/json' };
@@ -169,7 +174,7 @@ const NONE_IGNORED: readonly string[] = Object.freeze([]);
  * One request's bookkeeping for the envelope, metrics and log line. It outlives the handler's
  * start (a long-poll parks for minutes), so it holds the request only until the request is counted.
  */
-class Exchange {
+class Exchange implements LaterAnswer {
   /** Made only when a log line or an error answer needs it. */
   requestId: string | undefined = undefined;
   userId: number | null = null;
@@ -186,17 +191,24 @@ class Exchange {
   constructor(
     readonly started: number,
     req: ApiRequest,
-    private readonly reply: (res: ApiResponse) => void,
+    private readonly to: Replier,
+    /** The dispatcher's ending of an answer given later (one function per dispatcher). */
+    private readonly settle: (x: Exchange, out: Data | ApiError) => void,
   ) {
     this.req = req;
     this.method = req.method;
     this.path = req.path;
   }
 
+  /** A Later's answer: the exchange itself waits with a parked poll, no closure over it. */
+  answer(out: Data | ApiError): void {
+    this.settle(this, out);
+  }
+
   send(res: ApiResponse): void {
     if (this.replied) return;
     this.replied = true;
-    this.reply(res);
+    this.to.reply(res);
   }
 }
 
@@ -305,21 +317,23 @@ export function createDispatcher(app: App, tables: { api: RouteTable; site: Rout
     x.send(res);
   }
 
-  /** The handler's answer; a Later leaves only its callback (and `x`) waiting. */
+  /** The handler's answer; a Later is handed the exchange, which is then what waits. */
   function answer(x: Exchange, out: Answer): void {
     if (!(out instanceof Later)) {
       finish(x, success(x, out));
       return;
     }
     try {
-      out.start((later) => finish(x, isApiError(later) ? failure(x, later) : success(x, later)));
+      out.start(x);
     } catch (e) {
       finish(x, failure(x, e));
     }
   }
 
-  return function dispatch(req: ApiRequest, reply: (res: ApiResponse) => void): void {
-    const x = new Exchange(performance.now(), req, reply);
+  const settle = (x: Exchange, later: Data | ApiError): void => finish(x, isApiError(later) ? failure(x, later) : success(x, later));
+
+  return function dispatch(req: ApiRequest, to: Replier): void {
+    const x = new Exchange(performance.now(), req, to, settle);
     begin(x, req)
       .then(
         (out) => answer(x, out),

@@ -60,13 +60,18 @@ export class RawJson {
 
 export type Data = Record<string, unknown>;
 
+/** Where a Later's answer goes: once, with the data or an ApiError. */
+export interface LaterAnswer {
+  answer(out: Data | ApiError): void;
+}
+
 /**
- * An answer the handler gives later through a callback, not a promise (a parked long-poll): what
- * waits with it is then a closure or two, not a chain of promises and their reactions. `start`
- * runs once, at once; `answer` is called once, with the data or an ApiError.
+ * An answer the handler gives later, not through a promise (a parked long-poll): what waits with
+ * it is then an object or two, not a chain of promises and their reactions, nor closures. `start`
+ * runs once, at once, and is handed where the answer goes.
  */
 export class Later {
-  constructor(readonly start: (answer: (out: Data | ApiError) => void) => void) {}
+  constructor(readonly start: (to: LaterAnswer) => void) {}
 }
 
 export type Answer = Data | RawResponse | Later;

@@ -5,7 +5,7 @@
 // - a client that disconnects fires the request's Hangup (parked long-polls let go).
 import * as uWS from 'uWebSockets.js';
 import type { Logger } from 'pino';
-import type { ApiRequest, ApiResponse, Dispatch } from './dispatch.js';
+import type { ApiRequest, ApiResponse, Dispatch, Replier } from './dispatch.js';
 import { errorResponse } from './dispatch.js';
 import { errors } from '../domain/errors.js';
 import { Hangup } from '../hangup.js';
@@ -116,13 +116,40 @@ function readHeaders(req: uWS.HttpRequest): Record<string, string> {
   return headers;
 }
 
-/** A response not yet written: all that a parked request keeps on the uWS side. */
-class UwsExchange {
+/** What the requests of one server share: whether it drains, and how many are running. */
+class Requests {
+  draining = false;
+  running = 0;
+  onSettled: (() => void) | null = null;
+
+  done(): void {
+    this.running--;
+    if (this.running === 0) this.onSettled?.();
+  }
+}
+
+/**
+ * A response not yet written: all that a parked request keeps on the uWS side. It is where
+ * dispatch() replies, so no closure waits with it.
+ */
+class UwsExchange implements Replier {
   readonly hangup = new Hangup();
   finished = false;
   timer: NodeJS.Timeout | undefined = undefined;
 
-  constructor(readonly res: uWS.HttpResponse) {}
+  constructor(
+    readonly res: uWS.HttpResponse,
+    private readonly requests: Requests,
+  ) {}
+
+  /** dispatch()'s one answer. While draining, the connection closes after it: the client reconnects elsewhere. */
+  reply(r: ApiResponse): void {
+    try {
+      this.finish(r, this.requests.draining);
+    } finally {
+      this.requests.done();
+    }
+  }
 
   /** The client went away: nothing may touch `res` any more. */
   abort(): void {
@@ -148,34 +175,18 @@ interface SocketData {
 
 export function startHttpServer(o: HttpServerOptions): Promise<HttpServer> {
   const app = uWS.App();
-  let draining = false;
-  let running = 0;
-  let onSettled: (() => void) | null = null;
-  const done = () => {
-    running--;
-    if (running === 0) onSettled?.();
-  };
+  const requests = new Requests();
 
-  /**
-   * The dispatch of one request. Its request (headers and all) is referenced by dispatch alone:
-   * the closure left waiting with a parked poll holds only the exchange.
-   */
+  /** The dispatch of one request. Its request (headers and all) is referenced by dispatch alone. */
   const run = (x: UwsExchange, request: UwsRequest) => {
-    running++;
+    requests.running++;
     try {
-      o.dispatch(request, (r) => {
-        try {
-          // While draining, the connection closes after the answer: the client reconnects elsewhere.
-          x.finish(r, draining);
-        } finally {
-          done();
-        }
-      });
+      o.dispatch(request, x);
     } catch (err) {
-      // dispatch answers through its callback; a throw here is a bug, answered once as a 500.
+      // dispatch answers through its replier; a throw here is a bug, answered once as a 500.
       o.log.error({ err }, 'dispatch threw');
-      x.finish(errorResponse(errors.internal('dispatch')), draining);
-      done();
+      x.finish(errorResponse(errors.internal('dispatch')), requests.draining);
+      requests.done();
     }
   };
 
@@ -202,7 +213,7 @@ export function startHttpServer(o: HttpServerOptions): Promise<HttpServer> {
   };
 
   app.any('/*', (res, req) => {
-    if (draining) {
+    if (requests.draining) {
       writeResponse(res, errorResponse(errors.unavailable('The server')), true);
       return;
     }
@@ -210,8 +221,8 @@ export function startHttpServer(o: HttpServerOptions): Promise<HttpServer> {
     const method = req.getCaseSensitiveMethod().toUpperCase();
     const path = req.getUrl();
     const query = req.getQuery() ?? '';
-    const x = new UwsExchange(res);
-    res.onAborted(() => x.abort());
+    const x = new UwsExchange(res, requests);
+    res.onAborted(x.abort.bind(x)); // bound: no closure and context of this handler kept
 
     const length = headers['content-length'];
     const chunked = headers['transfer-encoding'] !== undefined;
@@ -236,7 +247,7 @@ export function startHttpServer(o: HttpServerOptions): Promise<HttpServer> {
       idleTimeout: 120,
       sendPingsAutomatically: true,
       upgrade: (res, req, context) => {
-        if (draining) {
+        if (requests.draining) {
           writeResponse(res, errorResponse(errors.unavailable('The server')), true);
           return;
         }
@@ -298,13 +309,13 @@ export function startHttpServer(o: HttpServerOptions): Promise<HttpServer> {
         stopListening() {
           if (listening) uWS.us_listen_socket_close(listenSocket);
           listening = false;
-          draining = true;
+          requests.draining = true;
         },
         settled(timeoutMs) {
-          if (running === 0) return Promise.resolve();
+          if (requests.running === 0) return Promise.resolve();
           return new Promise<void>((resolve) => {
             const timer = setTimeout(resolve, timeoutMs);
-            onSettled = () => {
+            requests.onSettled = () => {
               clearTimeout(timer);
               resolve();
             };

@@ -31,11 +31,11 @@ const later = userEndpoint(z.object({ how: p.string() }), async (_ctx, params) =
       throw errors.badRequest('refused at once');
     });
   }
-  return new Later((answer) =>
+  return new Later((to) =>
     setTimeout(() => {
-      if (params.how === 'error') answer(errors.badRequest('refused later'));
-      else answer({ answered: params.how });
-      if (params.how === 'twice') answer({ answered: 'again' });
+      if (params.how === 'error') to.answer(errors.badRequest('refused later'));
+      else to.answer({ answered: params.how });
+      if (params.how === 'twice') to.answer({ answered: 'again' });
     }, 5),
   );
 });
@@ -130,7 +130,7 @@ t('an answer given later through a callback gets the same envelopes, once', asyn
   const replies: number[] = [];
   server.dispatcher(
     { method: 'GET', path: '/api/v1/test/later', query: 'how=twice', headers: { host: realm.host, authorization: realm.owner.auth }, body: null, remoteAddress: '127.0.0.1' },
-    (res) => replies.push(res.status),
+    { reply: (res) => replies.push(res.status) },
   );
   await new Promise((r) => setTimeout(r, 100));
   assert.equal(replies, [200]);

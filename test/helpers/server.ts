@@ -76,7 +76,7 @@ export class TestServer {
 
   /** The dispatcher's one answer, as a promise. */
   dispatch(req: ApiRequest): Promise<ApiResponse> {
-    return new Promise((resolve) => this.dispatcher(req, resolve));
+    return new Promise((resolve) => this.dispatcher(req, { reply: resolve }));
   }
 
   async request(method: string, path: string, params: Params = {}, o: RequestOptions = {}): Promise<TestResponse> {

@@ -45,4 +45,18 @@ t('a later listener replaces the earlier one', () => {
   assert.equal(seen, ['second']);
 });
 
+t('an object listens through its hungUp method, once, with itself as this', () => {
+  const h = new Hangup();
+  const parked = {
+    calls: 0,
+    hungUp(this: { calls: number }) {
+      this.calls++;
+    },
+  };
+  h.listen(parked);
+  h.fire();
+  h.fire();
+  assert.is(parked.calls, 1);
+});
+
 t.run();

@@ -8,7 +8,7 @@ import { pino } from 'pino';
 import { jsonResponse, type ApiRequest, type ApiResponse, type Dispatch } from '../../src/http/dispatch.js';
 
 /** A dispatcher from an async function of the request. */
-const answering = (f: (req: ApiRequest) => Promise<ApiResponse>): Dispatch => (req, reply) => void f(req).then(reply);
+const answering = (f: (req: ApiRequest) => Promise<ApiResponse>): Dispatch => (req, to) => void f(req).then((res) => to.reply(res));
 import { startHttpServer, type HttpServer } from '../../src/http/uws.js';
 import { httpRequest } from '../helpers/process.js';
 import { sendChunks } from '../helpers/raw-socket.js';

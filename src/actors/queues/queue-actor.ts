@@ -9,7 +9,7 @@ import { ApiError, errors } from '../../domain/errors.js';
 import { eventNarrowPredicate } from '../../domain/event-narrow.js';
 import type { ClientEvent, ClientView, RealmLookup } from '../../domain/events/view.js';
 import type { Clock } from '../../clock.js';
-import type { Hangup } from '../../hangup.js';
+import type { Hangup, HangupListener } from '../../hangup.js';
 import type { PublishedEvent } from '../event-sequencer.js';
 import { dispatch, type Ref } from '../runtime.js';
 import type { Deadlines } from './deadlines.js';
@@ -17,7 +17,10 @@ import { wantsType, type QueueDescriptor } from './descriptor.js';
 import { eventsFrame, PresentationCache, viewVariant, type BufferedEvent } from './presentation.js';
 
 export type PollResult = { readonly events: readonly BufferedEvent[] } | { readonly error: ApiError };
-export type Responder = (r: PollResult) => void;
+/** Where a poll's one answer goes; an object, which waits while the poll is parked. */
+export interface Responder {
+  respond(r: PollResult): void;
+}
 
 /** The client end of a WebSocket bound to this queue. */
 export interface QueueSocket {
@@ -80,10 +83,18 @@ export interface QueueEnvironment {
   readonly log: Logger;
 }
 
-interface Parked {
-  readonly respond: Responder;
-  readonly since: number;
-  readonly hangup: Hangup;
+/** The parked poll; it listens for its client going away itself (no closure per poll). */
+class Parked implements HangupListener {
+  constructor(
+    private readonly ref: Ref<QueueMsg>,
+    readonly respond: Responder,
+    readonly since: number,
+    readonly hangup: Hangup,
+  ) {}
+
+  hungUp(): void {
+    dispatch(this.ref, { kind: 'abandon', respond: this.respond });
+  }
 }
 
 export interface QueueState {
@@ -157,7 +168,7 @@ function closeEnded(entry: QueueEntry, socket: QueueSocket): void {
  */
 export function queueActor(st: QueueState, msg: QueueMsg): QueueState | Promise<QueueState> {
   if (st.ended) {
-    if (msg.kind === 'poll') msg.respond({ error: endedError(st.entry) });
+    if (msg.kind === 'poll') msg.respond.respond({ error: endedError(st.entry) });
     if (msg.kind === 'attach') closeEnded(st.entry, msg.socket);
     if (msg.kind === 'end') msg.done?.();
     return st;
@@ -176,7 +187,7 @@ export function queueActor(st: QueueState, msg: QueueMsg): QueueState | Promise<
       if (st.parked?.respond === msg.respond) {
         takeParked(st);
         touch(st);
-        msg.respond({ events: [] });
+        msg.respond.respond({ events: [] });
       }
       break;
     case 'tick':
@@ -254,8 +265,9 @@ function poll(st: QueueState, lastEventId: number, dontBlock: boolean, respond: 
     respondWith(st, respond);
     return;
   }
-  hangup.listen(() => dispatch(st.entry.ref, { kind: 'abandon', respond }));
-  st.parked = { respond, since: st.env.clock.now(), hangup };
+  const parked = new Parked(st.entry.ref, respond, st.env.clock.now(), hangup);
+  hangup.listen(parked);
+  st.parked = parked;
   st.entry.parked = true;
 }
 
@@ -276,7 +288,7 @@ function takeParked(st: QueueState): Parked | null {
 
 function respondWith(st: QueueState, respond: Responder): void {
   if (st.buffer.length > 0) st.env.delivered(st.buffer.length);
-  respond({ events: st.buffer.slice() });
+  respond.respond({ events: st.buffer.slice() });
 }
 
 function acknowledge(st: QueueState, lastEventId: number): void {
@@ -345,7 +357,7 @@ function end(st: QueueState, reason: EndReason): void {
   st.env.deadlines.delete(st);
   const p = takeParked(st);
   // On shutdown the client is told nothing went wrong and re-polls the restarted server.
-  if (p) p.respond(reason === 'shutdown' ? { events: st.buffer.slice() } : { error: endedError(st.entry) });
+  if (p) p.respond.respond(reason === 'shutdown' ? { events: st.buffer.slice() } : { error: endedError(st.entry) });
   if (st.socket) {
     closeEnded(st.entry, st.socket);
     st.socket = null;

@@ -372,7 +372,7 @@ export class RealmQueues {
   /** Long-poll: resolves with events, or when a heartbeat is due; never inside an actor. */
   /** GET /events: `respond` is called once, now or when an event comes (or the heartbeat is due). */
   poll(entry: QueueEntry, lastEventId: number, dontBlock: boolean, hangup: Hangup, respond: Responder): void {
-    if (!entry.alive) respond({ error: endedError(entry) });
+    if (!entry.alive) respond.respond({ error: endedError(entry) });
     else this.tell(entry, { kind: 'poll', lastEventId, dontBlock, respond, hangup });
   }
 
