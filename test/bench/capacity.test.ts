@@ -10,6 +10,9 @@ t('capacity holds every parked poll and reports memory per poll', async () => {
   checkComparisons(cs, 'capacity', 1, { memoryRatio: true });
   assert.is(cs[0]!.parley.extra.held, '20 of 20');
   assert.match(cs[0]!.parley.extra['memory per queue + parked poll'] ?? '', /KiB$/);
+  assert.match(cs[0]!.parley.extra['right after parking'] ?? '', /KiB$/);
+  assert.match(cs[0]!.reference.extra['right after parking'] ?? '', /KiB$/);
+  assert.match(cs[0]!.notes[0] ?? '', /^memory per parked request read after 60 s idle; /);
 });
 
 t('restart brings back every queue with its unacknowledged events', async () => {
