@@ -184,7 +184,8 @@ class Exchange implements LaterAnswer {
   /** Set until the request is counted against a rate limit (uncounted failures count by address). */
   req: ApiRequest | null;
   readonly method: string;
-  readonly path: string;
+  /** The request's path; the route's own string when they are equal (a parked poll keeps no copy). */
+  path: string;
   /** An answer went out (a second one, say after a bug, is dropped, and not counted). */
   replied = false;
 
@@ -227,6 +228,7 @@ export function createDispatcher(app: App, tables: { api: RouteTable; site: Rout
     const found = (isApi ? api : site).match(isApi ? req.path.slice(API_PREFIX.length) : req.path);
     if (!found) throw errors.notFound();
     x.route = found.route;
+    if (x.path === x.route) x.path = x.route;
     const endpoint = found.methods[req.method as keyof typeof found.methods];
     if (!endpoint) throw errors.methodNotAllowed(Object.keys(found.methods));
 

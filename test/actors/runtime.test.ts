@@ -96,6 +96,24 @@ t('a synchronous throw and a rejected promise are each logged, and the actor res
   );
 });
 
+t("a context's children are the actor's children's references", async () => {
+  let seen: Map<string, unknown> | null = null;
+  const parent = nact.spawn(
+    runtime.system as never,
+    (state: number, _msg: unknown, ctx: { children: Map<string, unknown> }) => {
+      seen = ctx.children;
+      return state;
+    },
+    'with-children',
+  );
+  const child = spawnActor<number[], Msg>(parent, 'kid', handler, [], runtime.log);
+  nact.dispatch(parent, 'look');
+  await new Promise((r) => setTimeout(r, 20));
+  assert.equal([...seen!.keys()], ['kid']);
+  assert.is(seen!.get('kid'), child);
+  nact.stop(parent as never);
+});
+
 t('the contexts of an actor without children share one children map (no map per message)', async () => {
   const seen: unknown[] = [];
   const ref = nact.spawn(
@@ -119,7 +137,8 @@ interface ActorInternals {
   mailbox: unknown;
   immediate: unknown;
   children: Map<string, unknown>;
-  childReferences: Map<string, unknown>;
+  childReferences?: Map<string, unknown>;
+  setTimeout: unknown;
 }
 const systemMap = createRequire(import.meta.url)('nact/lib/system-map') as { find(system: string, ref: unknown): unknown };
 const internals = (ref: Ref<unknown>) => systemMap.find((ref as unknown as { system: { name: string } }).system.name, ref) as ActorInternals;
@@ -138,16 +157,17 @@ t('an idle actor keeps no mailbox, no spent immediate and no maps of its own for
   assert.is(idle.children.size, 0);
 });
 
-t('an actor that spawns a child gets maps of its own; the shared empty one is never written', async () => {
+t('an actor that spawns a child gets a map of its own; the shared empty one is never written', async () => {
   const parent = spawnActor<number[], Msg>(runtime.system, 'parent', handler, [], runtime.log);
   const childless = spawnActor<number[], Msg>(runtime.system, 'childless-2', handler, [], runtime.log);
   const child = spawnActor<number[], Msg>(parent, 'child', handler, [], runtime.log);
   dispatch(child, { kind: 'add', n: 7 });
   assert.equal(await get(child), [7]);
   assert.equal([...internals(parent).children.keys()], ['child']);
-  assert.equal([...internals(parent).childReferences.keys()], ['child']);
+  // One map per parent: a second one, of the children's references, cost an entry per queue actor.
+  assert.is(internals(parent).childReferences, undefined);
+  assert.not.ok(Object.hasOwn(internals(parent), 'setTimeout'), 'no no-op of its own for a shutdown it has not got');
   assert.is(internals(childless).children.size, 0);
-  assert.is(internals(childless).childReferences.size, 0);
   nact.stop(parent as never);
   await new Promise((r) => setTimeout(r, 10));
   assert.is(internals(child), undefined, 'the child stopped with its parent');

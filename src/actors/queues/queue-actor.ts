@@ -104,6 +104,7 @@ export interface QueueState {
   /** viewVariant(view): queues with the same one share presentations. */
   readonly variant: string;
   readonly narrow: ((e: ClientEvent) => boolean) | null;
+  /** NO_EVENTS (shared) until the first event arrives: an idle queue holds no array of its own. */
   buffer: BufferedEvent[];
   /** Highest event id seen (delivered or skipped): later duplicates are ignored. */
   seen: number;
@@ -116,6 +117,9 @@ export interface QueueState {
   heartbeatRequested: boolean;
   ended: boolean;
 }
+
+/** The empty buffer queues share, frozen: accept gives a queue its own before the first push. */
+const NO_EVENTS = Object.freeze([]) as unknown as BufferedEvent[];
 
 export function initialQueueState(entry: QueueEntry, env: QueueEnvironment): QueueState {
   const d = entry.descriptor;
@@ -132,7 +136,7 @@ export function initialQueueState(entry: QueueEntry, env: QueueEnvironment): Que
     view,
     variant: viewVariant(view),
     narrow: eventNarrowPredicate(d.narrow, () => env.realm().realm.settings.empty_topic_display_name),
-    buffer: [],
+    buffer: NO_EVENTS,
     seen: Math.max(entry.startEventId, entry.acked),
     parked: null,
     socket: null,
@@ -248,6 +252,7 @@ function accept(st: QueueState, events: readonly PublishedEvent[], cache: Presen
     if (!wantsType(st.entry.descriptor, e.type)) continue;
     for (const p of cache.present(e, st.view, st.variant, realm)) {
       if (st.narrow && !st.narrow(p.event)) continue;
+      if (st.buffer === NO_EVENTS) st.buffer = [];
       st.buffer.push(p.buffered);
       added = true;
     }
@@ -298,7 +303,9 @@ function acknowledge(st: QueueState, lastEventId: number): void {
   }
   let drop = 0;
   while (drop < st.buffer.length && st.buffer[drop]!.id <= lastEventId) drop++;
-  if (drop === st.buffer.length) st.buffer.length = 0;
+  if (drop === st.buffer.length) {
+    if (drop > 0) st.buffer.length = 0;
+  }
   else if (drop > 0) st.buffer.splice(0, drop);
 }
 
@@ -363,6 +370,6 @@ function end(st: QueueState, reason: EndReason): void {
     st.socket = null;
     st.entry.socketOpen = false;
   }
-  st.buffer = [];
+  st.buffer = NO_EVENTS;
   st.env.ended(st.entry, reason);
 }
