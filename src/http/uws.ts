@@ -95,11 +95,11 @@ class UwsRequest implements ApiRequest {
   ) {}
 
   get hangup(): Hangup {
-    return this.x.hangup;
+    return this.x;
   }
 
   get remoteAddress(): string {
-    this.address ??= this.x.hangup.gone ? '' : Buffer.from(this.x.res.getRemoteAddressAsText()).toString();
+    this.address ??= this.x.gone ? '' : Buffer.from(this.x.res.getRemoteAddressAsText()).toString();
     return this.address;
   }
 }
@@ -130,17 +130,18 @@ class Requests {
 
 /**
  * A response not yet written: all that a parked request keeps on the uWS side. It is where
- * dispatch() replies, so no closure waits with it.
+ * dispatch() replies, and the request's Hangup itself, so no closure or second object waits with it.
  */
-class UwsExchange implements Replier {
-  readonly hangup = new Hangup();
+class UwsExchange extends Hangup implements Replier {
   finished = false;
   timer: NodeJS.Timeout | undefined = undefined;
 
   constructor(
     readonly res: uWS.HttpResponse,
     private readonly requests: Requests,
-  ) {}
+  ) {
+    super();
+  }
 
   /** dispatch()'s one answer. While draining, the connection closes after it: the client reconnects elsewhere. */
   reply(r: ApiResponse): void {
@@ -155,7 +156,7 @@ class UwsExchange implements Replier {
   abort(): void {
     this.finished = true;
     clearTimeout(this.timer);
-    this.hangup.fire();
+    this.fire();
   }
 
   /** Writes the answer once; `close` ends the connection after it (drain, bad framing). */

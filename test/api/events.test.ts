@@ -249,6 +249,31 @@ ev('deactivating a user ends their queues at once', async () => {
   assertError(await dave.get('/api/v1/events', { queue_id, dont_block: true }), `Bad event queue ID: ${queue_id}`, 400, 'BAD_EVENT_QUEUE_ID');
 });
 
+ev('a user with several queues: each gets the events, one can go, deactivation ends the rest', async () => {
+  const erin = await realm.createUser({ name: 'Erin' });
+  const queues = [];
+  for (let i = 0; i < 3; i++) queues.push((await register(erin, { event_types: ['realm_user'] })).queue_id as string);
+  const newcomer = async () => (await realm.createUser()).id;
+  const lastOn = async (queue_id: string) => assertSuccess(await erin.get('/api/v1/events', { queue_id, dont_block: true })).events.at(-1)?.person?.user_id;
+  let id = await newcomer();
+  for (const q of queues) assert.is(await lastOn(q), id, 'three queues, each told');
+  // One goes (the user's queues drop from three to two, then to one): the others still hear.
+  assertSuccess(await erin.delete('/api/v1/events', { queue_id: queues[1] }));
+  id = await newcomer();
+  assert.is(await lastOn(queues[0]!), id);
+  assert.is(await lastOn(queues[2]!), id);
+  assertSuccess(await erin.delete('/api/v1/events', { queue_id: queues[0] }));
+  id = await newcomer();
+  assert.is(await lastOn(queues[2]!), id, 'the last queue left is still told');
+  // A new one beside it, then deactivation: every queue of the user ends at once.
+  const fourth = (await register(erin, { event_types: ['realm_user'] })).queue_id as string;
+  const parked = [queues[2]!, fourth].map((queue_id) => erin.get('/api/v1/events', { queue_id, last_event_id: 1e15 }));
+  await new Promise((r) => setTimeout(r, 50));
+  await realm.handle.ask('user.setActive', { userId: erin.id, active: false, actorId: null });
+  for (const [i, q] of [queues[2]!, fourth].entries()) assertError(await parked[i]!, `Bad event queue ID: ${q}`, 400, 'BAD_EVENT_QUEUE_ID');
+  await realm.handle.ask('user.setActive', { userId: erin.id, active: true, actorId: null });
+});
+
 ev('idle queues expire; a parked poll keeps its queue alive', async () => {
   const { queue_id: idle } = await register(alice, { idle_queue_timeout: 1, fetch_event_types: [] });
   const { queue_id: busy } = await register(alice, { idle_queue_timeout: 1, event_types: ['realm_user'] });

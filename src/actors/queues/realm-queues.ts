@@ -42,8 +42,11 @@ const TOMBSTONE_MS = 30_000;
 
 export class RealmQueues {
   private readonly byId = new Map<string, QueueEntry>();
-  /** A user's queues (an array: most users have one, and a Set per user cost five times more). */
-  private readonly byUser = new Map<number, QueueEntry[]>();
+  /**
+   * A user's queues: the entry itself while there is one (most users have one), an array beyond
+   * (an array for one queue cost 56 bytes more, and a Set per user five times more).
+   */
+  private readonly byUser = new Map<number, QueueEntry | QueueEntry[]>();
   private readonly allPublic = new Set<QueueEntry>();
   private readonly restoring = new Map<string, Promise<QueueEntry | null>>();
   /**
@@ -157,7 +160,9 @@ export class RealmQueues {
       } else {
         for (const uid of e.userIds) {
           const qs = this.byUser.get(uid);
-          if (qs) for (const q of qs) add(q, e);
+          if (qs === undefined) continue;
+          if (Array.isArray(qs)) for (const q of qs) add(q, e);
+          else add(qs, e);
         }
       }
       if (e.publicChannelId !== null && e.publicChannelId !== undefined) for (const q of this.allPublic) add(q, e);
@@ -318,8 +323,9 @@ export class RealmQueues {
     );
     this.byId.set(entry.id, entry);
     const mine = this.byUser.get(entry.userId);
-    if (mine) mine.push(entry);
-    else this.byUser.set(entry.userId, [entry]);
+    if (mine === undefined) this.byUser.set(entry.userId, entry);
+    else if (Array.isArray(mine)) mine.push(entry);
+    else this.byUser.set(entry.userId, [mine, entry]);
     if (entry.descriptor.allPublicStreams) this.allPublic.add(entry);
     dispatch(entry.ref, { kind: 'tick' }); // arms the expiry timer
     return entry;
@@ -340,9 +346,12 @@ export class RealmQueues {
     if (this.byId.get(entry.id) !== entry) return;
     this.byId.delete(entry.id);
     const mine = this.byUser.get(entry.userId);
-    const at = mine ? mine.indexOf(entry) : -1;
-    if (at >= 0) mine!.splice(at, 1);
-    if (mine && mine.length === 0) this.byUser.delete(entry.userId);
+    if (mine === entry) this.byUser.delete(entry.userId);
+    else if (Array.isArray(mine)) {
+      const at = mine.indexOf(entry);
+      if (at >= 0) mine.splice(at, 1);
+      if (mine.length === 1) this.byUser.set(entry.userId, mine[0]!);
+    }
     this.allPublic.delete(entry);
   }
 
@@ -396,7 +405,8 @@ export class RealmQueues {
 
   /** A deactivated user loses every queue and socket at once. */
   closeUser(userId: number): void {
-    for (const q of [...(this.byUser.get(userId) ?? [])]) this.tell(q, { kind: 'end', reason: 'deactivated' });
+    const mine = this.byUser.get(userId);
+    for (const q of Array.isArray(mine) ? [...mine] : mine ? [mine] : []) this.tell(q, { kind: 'end', reason: 'deactivated' });
     void store
       .userQueueIds(this.realm.services.db, userId)
       .then((ids) => store.deleteQueues(this.realm.services.db, ids))
