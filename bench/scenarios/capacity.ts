@@ -16,10 +16,11 @@ const settle = () => new Promise((r) => setTimeout(r, 1000));
  * the two idle readings, what the parked clients hold.
  */
 const IDLE_MS = 60_000;
+const idleMsOf = (ctx: Context) => (ctx.options.smoke ? 1000 : IDLE_MS);
 
-/** The resident size after idling (sampled each second; the last sample). */
+/** The resident size after idling that long. */
 async function idleRss(ctx: Context, label: string, usage: () => { rssBytes: number }): Promise<number> {
-  const idleMs = ctx.options.smoke ? 1000 : IDLE_MS;
+  const idleMs = idleMsOf(ctx);
   ctx.progress(`${label}: idle ${idleMs / 1000} s, then memory again`);
   await new Promise((r) => setTimeout(r, idleMs));
   return usage().rssBytes;
@@ -123,7 +124,7 @@ export async function capacity(ctx: Context): Promise<Comparison[]> {
       ratioOf: 'memory per parked, Parley ÷ R2',
       target: `${n.toLocaleString('en-US')} held; memory per (queue + parked request) ≤ 2 × R2's`,
       met: held >= n && per <= 2 * r2Per,
-      notes: [`memory per parked request read after ${IDLE_MS / 1000} s idle; right after parking, Parley ÷ R2 was ${(atOnce / r2AtOnce).toFixed(2)}`],
+      notes: [`memory per parked request read after ${idleMsOf(ctx) / 1000} s idle; right after parking, Parley ÷ R2 was ${(atOnce / r2AtOnce).toFixed(2)}`],
     },
   ];
 }

@@ -303,10 +303,9 @@ function acknowledge(st: QueueState, lastEventId: number): void {
   }
   let drop = 0;
   while (drop < st.buffer.length && st.buffer[drop]!.id <= lastEventId) drop++;
-  if (drop === st.buffer.length) {
-    if (drop > 0) st.buffer.length = 0;
-  }
-  else if (drop > 0) st.buffer.splice(0, drop);
+  if (drop === 0) return; // nothing to drop (the shared empty buffer is never written)
+  if (drop === st.buffer.length) st.buffer.length = 0;
+  else st.buffer.splice(0, drop);
 }
 
 function flushSocket(st: QueueState): void {
