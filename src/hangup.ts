@@ -6,7 +6,7 @@
  * AbortController with its event target and listener costs about a kilobyte.
  */
 export class Hangup {
-  private listener: HangupListener | (() => void) | null = null;
+  private listener: HangupListener | null = null;
   private hungUp = false;
 
   get gone(): boolean {
@@ -15,9 +15,9 @@ export class Hangup {
 
   /**
    * `l` is told once, when the client goes away (not if it already has); null stops listening.
-   * An object that is waiting anyway (a parked poll) listens itself, with no closure over it.
+   * A listener is an object that waits anyway (a parked poll), so no closure is kept over it.
    */
-  listen(l: HangupListener | (() => void) | null): void {
+  listen(l: HangupListener | null): void {
     this.listener = l;
   }
 
@@ -27,8 +27,7 @@ export class Hangup {
     this.hungUp = true;
     const l = this.listener;
     this.listener = null;
-    if (typeof l === 'function') l();
-    else l?.hungUp();
+    l?.hungUp();
   }
 }
 

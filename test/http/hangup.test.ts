@@ -8,7 +8,7 @@ const t = suite('hangup');
 t('the listener runs once, when the client goes away', () => {
   const h = new Hangup();
   let calls = 0;
-  h.listen(() => calls++);
+  h.listen({ hungUp: () => calls++ });
   assert.is(h.gone, false);
   assert.is(calls, 0);
   h.fire();
@@ -20,7 +20,7 @@ t('the listener runs once, when the client goes away', () => {
 t('a listener removed with listen(null) is not called', () => {
   const h = new Hangup();
   let calls = 0;
-  h.listen(() => calls++);
+  h.listen({ hungUp: () => calls++ });
   h.listen(null);
   h.fire();
   assert.is(calls, 0);
@@ -31,7 +31,7 @@ t('a listener set after the hang-up is not called: callers check gone first', ()
   const h = new Hangup();
   h.fire();
   let calls = 0;
-  h.listen(() => calls++);
+  h.listen({ hungUp: () => calls++ });
   h.fire();
   assert.is(calls, 0);
 });
@@ -39,8 +39,8 @@ t('a listener set after the hang-up is not called: callers check gone first', ()
 t('a later listener replaces the earlier one', () => {
   const h = new Hangup();
   const seen: string[] = [];
-  h.listen(() => seen.push('first'));
-  h.listen(() => seen.push('second'));
+  h.listen({ hungUp: () => seen.push('first') });
+  h.listen({ hungUp: () => seen.push('second') });
   h.fire();
   assert.equal(seen, ['second']);
 });

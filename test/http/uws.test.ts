@@ -242,7 +242,7 @@ address('is read when dispatch asks, and reads as empty once the client has gone
     log: pino({ level: 'silent' }),
     dispatch: answering(async (req) => {
       if (req.path === '/leaving') {
-        req.hangup!.listen(leave);
+        req.hangup!.listen({ hungUp: leave });
         entered();
         await left;
         afterLeaving = req.remoteAddress;

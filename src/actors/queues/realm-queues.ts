@@ -342,6 +342,13 @@ export class RealmQueues {
     return ref;
   }
 
+  /** A user's queues, as a copy (ending them changes byUser). */
+  private queuesOf(userId: number): QueueEntry[] {
+    const mine = this.byUser.get(userId);
+    if (mine === undefined) return [];
+    return Array.isArray(mine) ? [...mine] : [mine];
+  }
+
   private unregister(entry: QueueEntry): void {
     if (this.byId.get(entry.id) !== entry) return;
     this.byId.delete(entry.id);
@@ -405,8 +412,7 @@ export class RealmQueues {
 
   /** A deactivated user loses every queue and socket at once. */
   closeUser(userId: number): void {
-    const mine = this.byUser.get(userId);
-    for (const q of Array.isArray(mine) ? [...mine] : mine ? [mine] : []) this.tell(q, { kind: 'end', reason: 'deactivated' });
+    for (const q of this.queuesOf(userId)) this.tell(q, { kind: 'end', reason: 'deactivated' });
     void store
       .userQueueIds(this.realm.services.db, userId)
       .then((ids) => store.deleteQueues(this.realm.services.db, ids))
