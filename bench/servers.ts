@@ -55,10 +55,16 @@ function track(name: string, child: ChildProcess, port: number, startMs: number,
   };
 }
 
-/** Start a reference server (bench/refs/<file>.js); it prints its port on its first line. */
-export async function startReference(file: 'r1-json' | 'r2-park'): Promise<Server> {
+/** The inspector on a loopback port of the system's choosing (it prints the URL; see inspector.ts). */
+const INSPECT = '--inspect=127.0.0.1:0';
+
+/**
+ * Start a reference server (bench/refs/<file>.js); it prints its port on its first line.
+ * `inspect`: with the inspector listening (Inspector.connect(server.output())).
+ */
+export async function startReference(file: 'r1-json' | 'r2-park', o: { inspect?: boolean } = {}): Promise<Server> {
   const t0 = performance.now();
-  const child = spawn(process.execPath, [join(here, 'refs', `${file}.js`)], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...(o.inspect ? [INSPECT] : []), join(here, 'refs', `${file}.js`)], { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   const port = await new Promise<number>((resolve, reject) => {
     child.stdout!.on('data', (d: Buffer) => {
@@ -94,6 +100,8 @@ export interface ParleyOptions {
   readonly env?: Readonly<Record<string, string>>;
   readonly profile?: Profiling | undefined;
   readonly port?: number;
+  /** With the inspector listening (Inspector.connect(server.output())). */
+  readonly inspect?: boolean;
 }
 
 /**
@@ -114,7 +122,7 @@ export async function startParley(o: ParleyOptions): Promise<Server> {
     ...(o.databaseUrl ? { DATABASE_URL: o.databaseUrl } : {}),
     ...o.env,
   };
-  const args = [...profilingArgs(o.profile), SERVER_BIN];
+  const args = [...(o.inspect ? [INSPECT] : []), ...profilingArgs(o.profile), SERVER_BIN];
   const t0 = performance.now();
   const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';

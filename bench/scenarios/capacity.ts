@@ -2,49 +2,38 @@
 // memory per parked request. Restart: N queues with unacknowledged events survive a restart and
 // answer within 2 s of the process starting, against a bare uWS process's start.
 import { usageOnly, type Comparison } from '../report.js';
+import { Inspector } from '../inspector.js';
 import { startParley, startReference } from '../servers.js';
 import { now } from '../load/protocol.js';
 import { apiPost, gauge, HOST, mbPer, registerQueues, waitFor, type Context } from './common.js';
 
 const settle = () => new Promise((r) => setTimeout(r, 1000));
 
-/**
- * How long a process idles before its memory is read a second time, before the clients come and
- * after they parked. A burst of work (Parley's start, its N registrations) grows V8's heap well
- * beyond what stays alive, and V8 gives the rest back only once the process is idle: about half a
- * minute after the burst, here. Read 1 s after the last park, the growth shows the burst; between
- * the two idle readings, what the parked clients hold.
- */
-const IDLE_MS = 60_000;
-const idleMsOf = (ctx: Context) => (ctx.options.smoke ? 1000 : IDLE_MS);
-
-/** The resident size after idling that long. */
-async function idleRss(ctx: Context, label: string, usage: () => { rssBytes: number }): Promise<number> {
-  const idleMs = idleMsOf(ctx);
-  ctx.progress(`${label}: idle ${idleMs / 1000} s, then memory again`);
-  await new Promise((r) => setTimeout(r, idleMs));
-  return usage().rssBytes;
-}
-
 export async function capacity(ctx: Context): Promise<Comparison[]> {
   const n = ctx.options.sizes?.[0] ?? (ctx.options.smoke ? 20 : 15_000);
-  // R2: memory per parked request, and the time to answer all of them.
-  const r2 = await startReference('r2-park');
+  // Memory is read twice: right after parking, and after a full collection (the inspector's),
+  // each against the same reading before the clients came. A burst of work (Parley's start, its N
+  // registrations) grows V8's heap well beyond what stays alive, and the rest is given back only
+  // when V8 next gets to it: read right after parking, the growth shows the burst; after a full
+  // collection, what the parked clients hold. R2 is read the same way.
+  // R2 first: memory per parked request, and the time to answer all of them.
+  const r2 = await startReference('r2-park', { inspect: true });
   let r2Per: number;
   let r2AtOnce: number;
   let r2Answer: number;
   let r2Usage;
+  const r2Inspector = await Inspector.connect(r2.output());
   try {
     await fetch(`http://127.0.0.1:${r2.port}/count`);
     const before = r2.usage();
-    const idleBefore = await idleRss(ctx, 'capacity R2', () => r2.usage());
+    const collectedBefore = await r2Inspector.collectedRss(r2);
     ctx.progress(`capacity R2: parking ${n.toLocaleString('en-US')}`);
     const p = await ctx.gens.park(r2.port, HOST, 'plain', Array.from({ length: n }, () => ({ path: '/park', headers: {}, last: 0 })));
     if (p.failed > 0) throw new Error(`R2: ${p.failed} failed: ${p.firstError}`);
     await waitFor('R2 parked', async () => Number(await (await fetch(`http://127.0.0.1:${r2.port}/count`)).text()) >= n, 120_000, 50);
     await settle();
     r2AtOnce = (r2.usage().rssBytes - before.rssBytes) / n;
-    r2Per = ((await idleRss(ctx, 'capacity R2', () => r2.usage())) - idleBefore) / n;
+    r2Per = ((await r2Inspector.collectedRss(r2)) - collectedBefore) / n;
     await ctx.gens.collect();
     const t0 = now();
     await fetch(`http://127.0.0.1:${r2.port}/fire`, { method: 'POST' });
@@ -52,6 +41,7 @@ export async function capacity(ctx: Context): Promise<Comparison[]> {
     r2Answer = Math.max(...(await ctx.gens.collect()).times) - t0;
     r2Usage = r2.usage();
   } finally {
+    r2Inspector.close();
     await ctx.gens.closeConnections();
     await r2.stop();
   }
@@ -60,9 +50,16 @@ export async function capacity(ctx: Context): Promise<Comparison[]> {
   ctx.progress(`capacity: seeding ${n.toLocaleString('en-US')} users`);
   // N users park; one more warms the code paths first and holds no poll.
   const seeded = await ws.seed({ users: n + 1, channels: [] });
-  // Held means held: no heartbeat answers a parked poll while the scenario runs, its idle minute
-  // included (by default the first would come 45 s after a poll parks).
-  const server = await startParley({ dataDir: ws.dataDir, databaseUrl: ws.databaseUrl, profile: ctx.options.profile, env: { HEARTBEAT_MS: String(10 * 60_000) } });
+  // Held means held: no heartbeat answers a parked poll while the scenario runs (by default the
+  // first would come 45 s after a poll parks, and a slow machine takes about that long to park N).
+  const server = await startParley({
+    dataDir: ws.dataDir,
+    databaseUrl: ws.databaseUrl,
+    profile: ctx.options.profile,
+    env: { HEARTBEAT_MS: String(10 * 60_000) },
+    inspect: true,
+  });
+  const inspector = await Inspector.connect(server.output());
   let held: number;
   let per: number;
   let atOnce: number;
@@ -74,8 +71,7 @@ export async function capacity(ctx: Context): Promise<Comparison[]> {
     await fetch(`http://127.0.0.1:${server.port}/api/v1/events?queue_id=${warm[0]!.queueId}&dont_block=true`, { headers: { authorization: seeded.users[n]!.auth } });
     await settle();
     const before = server.usage();
-    // The baseline of the idle reading: the process idle as long, before registering.
-    const idleBefore = await idleRss(ctx, 'capacity Parley', () => server.usage());
+    const collectedBefore = await inspector.collectedRss(server);
     const t = now();
     const queues = await registerQueues(ctx, server.port, seeded.users.slice(0, n), ['message']);
     registerRate = queues.length / ((now() - t) / 1000);
@@ -91,7 +87,7 @@ export async function capacity(ctx: Context): Promise<Comparison[]> {
     await waitFor('Parley parked', async () => (await gauge(server.port, 'parley_parked_long_polls')) >= queues.length, 120_000, 100);
     await settle();
     atOnce = (server.usage().rssBytes - before.rssBytes) / queues.length;
-    per = ((await idleRss(ctx, 'capacity Parley', () => server.usage())) - idleBefore) / queues.length;
+    per = ((await inspector.collectedRss(server)) - collectedBefore) / queues.length;
     held = await gauge(server.port, 'parley_parked_long_polls');
     usage = server.usage();
     // Held means held: none answered early.
@@ -101,6 +97,7 @@ export async function capacity(ctx: Context): Promise<Comparison[]> {
     await apiPost(server.port, seeded.users[0]!, '/messages', { type: 'direct', to: JSON.stringify([seeded.users[0]!.id]), content: 'still there?' });
     await waitFor('a parked poll to answer', () => ctx.gens.delivered() >= 1, 10_000, 10);
   } finally {
+    inspector.close();
     await ctx.gens.closeConnections();
     await server.stop();
     await ws.dispose();
@@ -124,7 +121,7 @@ export async function capacity(ctx: Context): Promise<Comparison[]> {
       ratioOf: 'memory per parked, Parley ÷ R2',
       target: `${n.toLocaleString('en-US')} held; memory per (queue + parked request) ≤ 2 × R2's`,
       met: held >= n && per <= 2 * r2Per,
-      notes: [`memory per parked request read after ${idleMsOf(ctx) / 1000} s idle; right after parking, Parley ÷ R2 was ${(atOnce / r2AtOnce).toFixed(2)}`],
+      notes: [`memory per parked request read after a full collection; right after parking, Parley ÷ R2 was ${(atOnce / r2AtOnce).toFixed(2)}`],
     },
   ];
 }

@@ -12,7 +12,7 @@ t('capacity holds every parked poll and reports memory per poll', async () => {
   assert.match(cs[0]!.parley.extra['memory per queue + parked poll'] ?? '', /KiB$/);
   assert.match(cs[0]!.parley.extra['right after parking'] ?? '', /KiB$/);
   assert.match(cs[0]!.reference.extra['right after parking'] ?? '', /KiB$/);
-  assert.match(cs[0]!.notes[0] ?? '', /^memory per parked request read after 1 s idle; right after parking, Parley ÷ R2 was /);
+  assert.match(cs[0]!.notes[0] ?? '', /^memory per parked request read after a full collection; right after parking, Parley ÷ R2 was /);
 });
 
 t('restart brings back every queue with its unacknowledged events', async () => {
