@@ -139,6 +139,7 @@ interface ActorInternals {
   children: Map<string, unknown>;
   childReferences?: Map<string, unknown>;
   setTimeout: unknown;
+  path: { parent: unknown; name: string; parts: string[]; toString(): string };
 }
 const systemMap = createRequire(import.meta.url)('nact/lib/system-map') as { find(system: string, ref: unknown): unknown };
 const internals = (ref: Ref<unknown>) => systemMap.find((ref as unknown as { system: { name: string } }).system.name, ref) as ActorInternals;
@@ -172,6 +173,25 @@ t('an actor that spawns a child gets a map of its own; the shared empty one is n
   await new Promise((r) => setTimeout(r, 10));
   assert.is(internals(child), undefined, 'the child stopped with its parent');
   assert.is(internals(childless).children.size, 0);
+});
+
+t('a path links to its parent\'s; an actor resolves through the links, and not once stopped', async () => {
+  const top = spawnActor<number[], Msg>(runtime.system, 'top', handler, [], runtime.log);
+  const middle = spawnActor<number[], Msg>(top, 'middle', handler, [], runtime.log);
+  const leaf = spawnActor<number[], Msg>(middle, 'leaf', handler, [], runtime.log);
+  dispatch(leaf, { kind: 'add', n: 3 });
+  assert.equal(await get(leaf), [3]);
+  const path = internals(leaf).path;
+  assert.is(path.parent, internals(middle).path, 'no array of every name from the root');
+  assert.not.ok(Object.hasOwn(path, 'parts'), 'the names are made when asked');
+  assert.equal(path.parts, ['top', 'middle', 'leaf']);
+  assert.match(path.toString(), /:\/\/top\/middle\/leaf$/);
+  // Options left at their defaults are the prototype's.
+  for (const k of ['log', 'afterStop', 'initialStateFunc']) assert.not.ok(Object.hasOwn(internals(leaf), k), k);
+  nact.stop(middle as never);
+  await new Promise((r) => setTimeout(r, 10));
+  assert.is(internals(leaf), undefined, 'a stopped actor is not found through its path');
+  assert.equal(await get(top), []);
 });
 
 t.run();
