@@ -7,12 +7,13 @@
 import type { Logger } from 'pino';
 import { ApiError, errors } from '../../domain/errors.js';
 import { eventNarrowPredicate } from '../../domain/event-narrow.js';
+import type { Capabilities } from '../../domain/client-capabilities.js';
 import type { ClientEvent, ClientView, RealmLookup } from '../../domain/events/view.js';
 import type { Clock } from '../../clock.js';
 import type { Hangup, HangupListener } from '../../hangup.js';
 import type { PublishedEvent } from '../event-sequencer.js';
 import { dispatch, type Ref } from '../runtime.js';
-import type { Deadlines } from './deadlines.js';
+import type { Deadlines, Scheduled } from './deadlines.js';
 import { wantsType, type QueueDescriptor } from './descriptor.js';
 import { eventsFrame, PresentationCache, viewVariant, type BufferedEvent } from './presentation.js';
 
@@ -47,37 +48,15 @@ export type QueueMsg =
   | { readonly kind: 'ack'; readonly lastEventId: number }
   | { readonly kind: 'end'; readonly reason: EndReason; readonly done?: () => void };
 
-/** Shared by the actor, the fan-out registry and the persistence flusher. */
-export interface QueueEntry {
-  readonly id: string;
-  readonly realmId: number;
-  readonly userId: number;
-  readonly descriptor: QueueDescriptor;
-  readonly idleTimeoutSecs: number;
-  readonly startEventId: number;
-  ref: Ref<QueueMsg>;
-  /** Highest id the client acknowledged. */
-  acked: number;
-  lastContact: number;
-  /** acked or lastContact changed since the last flush. */
-  dirty: boolean;
-  alive: boolean;
-  /** Set when alive turns false. */
-  endReason?: EndReason;
-  /** For metrics: a long-poll is parked / a WebSocket is attached. */
-  parked: boolean;
-  socketOpen: boolean;
-}
-
 /** What queue actors of one organization share. */
 export interface QueueEnvironment {
   readonly realm: () => RealmLookup;
   readonly clock: Clock;
   readonly heartbeatMs: number;
   /** The queues' ticks, on one timer; due ones are sent a tick. */
-  readonly deadlines: Deadlines<QueueState>;
-  readonly requestHeartbeat: (entry: QueueEntry) => void;
-  readonly ended: (entry: QueueEntry, reason: EndReason) => void;
+  readonly deadlines: Deadlines<EventQueue>;
+  readonly requestHeartbeat: (queue: EventQueue) => void;
+  readonly ended: (queue: EventQueue, reason: EndReason) => void;
   /** Events handed to the client (metrics). */
   readonly delivered: (count: number) => void;
   readonly log: Logger;
@@ -97,55 +76,75 @@ class Parked implements HangupListener {
   }
 }
 
-export interface QueueState {
-  readonly entry: QueueEntry;
-  readonly env: QueueEnvironment;
-  readonly view: ClientView;
-  /** viewVariant(view): queues with the same one share presentations. */
-  readonly variant: string;
-  readonly narrow: ((e: ClientEvent) => boolean) | null;
-  /** NO_EVENTS (shared) until the first event arrives: an idle queue holds no array of its own. */
-  buffer: BufferedEvent[];
-  /** Highest event id seen (delivered or skipped): later duplicates are ignored. */
-  seen: number;
-  parked: Parked | null;
-  socket: QueueSocket | null;
-  socketSent: number;
-  /** When its tick is due (a later deadline does not move it: the tick re-checks); see Deadlines. */
-  deadlineAt: number;
-  heapIndex: number;
-  heartbeatRequested: boolean;
-  ended: boolean;
-}
-
 /** The empty buffer queues share, frozen: accept gives a queue its own before the first push. */
 const NO_EVENTS = Object.freeze([]) as unknown as BufferedEvent[];
 
-export function initialQueueState(entry: QueueEntry, env: QueueEnvironment): QueueState {
-  const d = entry.descriptor;
-  const view: ClientView = {
-    queueId: entry.id,
-    userId: entry.userId,
-    capabilities: d.capabilities,
-    applyMarkdown: d.applyMarkdown,
-    clientExtavatar: d.clientExtavatar,
-  };
-  return {
-    entry,
-    env,
-    view,
-    variant: viewVariant(view),
-    narrow: eventNarrowPredicate(d.narrow, () => env.realm().realm.settings.empty_topic_display_name),
-    buffer: NO_EVENTS,
-    seen: Math.max(entry.startEventId, entry.acked),
-    parked: null,
-    socket: null,
-    socketSent: entry.acked,
-    deadlineAt: 0,
-    heapIndex: -1,
-    heartbeatRequested: false,
-    ended: false,
-  };
+/**
+ * One event queue, as one object: what the realm's registry and the persistence flusher read,
+ * the state of the queue's actor, and the view its events are presented for (its client's
+ * capabilities and options come from the shared descriptor). As three objects (an entry, the
+ * actor's state and a view) a queue cost about 150 bytes more.
+ */
+export class EventQueue implements ClientView, Scheduled {
+  /** The queue's actor; set by whoever spawns it (its state is this object). */
+  ref: Ref<QueueMsg> = null as unknown as Ref<QueueMsg>;
+  /** Highest id the client acknowledged. */
+  acked: number;
+  lastContact: number;
+  /** acked or lastContact changed since the last flush. */
+  dirty = false;
+  /** Why the queue ended; undefined while it is alive. */
+  endReason: EndReason | undefined = undefined;
+  readonly narrow: ((e: ClientEvent) => boolean) | null;
+  /** NO_EVENTS (shared) until the first event arrives: an idle queue holds no array of its own. */
+  buffer: BufferedEvent[] = NO_EVENTS;
+  /** Highest event id seen (delivered or skipped): later duplicates are ignored. */
+  seen: number;
+  parked: Parked | null = null;
+  socket: QueueSocket | null = null;
+  socketSent: number;
+  /** When its tick is due (a later deadline does not move it: the tick re-checks); see Deadlines. */
+  deadlineAt = 0;
+  heapIndex = -1;
+  heartbeatRequested = false;
+
+  constructor(
+    readonly id: string,
+    readonly userId: number,
+    readonly descriptor: QueueDescriptor,
+    readonly idleTimeoutSecs: number,
+    readonly startEventId: number,
+    acked: number,
+    lastContact: number,
+    readonly env: QueueEnvironment,
+  ) {
+    this.acked = acked;
+    this.lastContact = lastContact;
+    this.narrow = eventNarrowPredicate(descriptor.narrow, () => env.realm().realm.settings.empty_topic_display_name);
+    this.seen = Math.max(startEventId, acked);
+    this.socketSent = acked;
+  }
+
+  get alive(): boolean {
+    return this.endReason === undefined;
+  }
+
+  // The view (ClientView), from the descriptor: nothing of it is kept per queue.
+  get queueId(): string {
+    return this.id;
+  }
+
+  get capabilities(): Capabilities {
+    return this.descriptor.capabilities;
+  }
+
+  get applyMarkdown(): boolean {
+    return this.descriptor.applyMarkdown;
+  }
+
+  get clientExtavatar(): boolean {
+    return this.descriptor.clientExtavatar;
+  }
 }
 
 export const badQueue = (id: string) => new ApiError('BAD_EVENT_QUEUE_ID', `Bad event queue ID: ${id}`, 400, { queue_id: id });
@@ -154,15 +153,15 @@ export const badQueue = (id: string) => new ApiError('BAD_EVENT_QUEUE_ID', `Bad 
  * What a request to an ended queue is told: to retry later when the queue is kept (the server
  * is stopping, or its restore failed), else that it is gone.
  */
-export function endedError(entry: QueueEntry): ApiError {
-  if (entry.endReason === 'unavailable') return errors.unavailable('The database');
-  if (entry.endReason === 'shutdown') return errors.unavailable('The server');
-  return badQueue(entry.id);
+export function endedError(queue: EventQueue): ApiError {
+  if (queue.endReason === 'unavailable') return errors.unavailable('The database');
+  if (queue.endReason === 'shutdown') return errors.unavailable('The server');
+  return badQueue(queue.id);
 }
 
-function closeEnded(entry: QueueEntry, socket: QueueSocket): void {
-  if (entry.endReason === 'unavailable') socket.close(1013, 'Try again later');
-  else if (entry.endReason === 'shutdown') socket.close(1001, 'Server shutting down');
+function closeEnded(queue: EventQueue, socket: QueueSocket): void {
+  if (queue.endReason === 'unavailable') socket.close(1013, 'Try again later');
+  else if (queue.endReason === 'shutdown') socket.close(1001, 'Server shutting down');
   else socket.close(4001, 'BAD_EVENT_QUEUE_ID');
 }
 
@@ -170,170 +169,175 @@ function closeEnded(entry: QueueEntry, socket: QueueSocket): void {
  * Synchronous except for the restore (a promise, which the runtime awaits): the patched nact
  * finishes a message whose handler returns a state without a promise and its microtasks.
  */
-export function queueActor(st: QueueState, msg: QueueMsg): QueueState | Promise<QueueState> {
-  if (st.ended) {
-    if (msg.kind === 'poll') msg.respond.respond({ error: endedError(st.entry) });
-    if (msg.kind === 'attach') closeEnded(st.entry, msg.socket);
+export function queueActor(q: EventQueue, msg: QueueMsg): EventQueue | Promise<EventQueue> {
+  if (!q.alive) {
+    if (msg.kind === 'poll') msg.respond.respond({ error: endedError(q) });
+    if (msg.kind === 'attach') closeEnded(q, msg.socket);
     if (msg.kind === 'end') msg.done?.();
-    return st;
+    return q;
   }
   switch (msg.kind) {
     case 'restore':
-      return restore(st, msg.load);
+      return restore(q, msg.load);
     case 'deliver':
-      accept(st, msg.events, msg.cache);
+      accept(q, msg.events, msg.cache);
       break;
     case 'poll':
-      poll(st, msg.lastEventId, msg.dontBlock, msg.respond, msg.hangup);
+      poll(q, msg.lastEventId, msg.dontBlock, msg.respond, msg.hangup);
       break;
     case 'abandon':
       // The client went away: settle its request (the answer goes nowhere) and keep the events.
-      if (st.parked?.respond === msg.respond) {
-        takeParked(st);
-        touch(st);
+      if (q.parked?.respond === msg.respond) {
+        takeParked(q);
+        touch(q);
         msg.respond.respond({ events: [] });
       }
       break;
     case 'tick':
-      tick(st);
+      tick(q);
       break;
     case 'attach':
-      touch(st);
-      acknowledge(st, msg.lastEventId);
-      if (st.socket && st.socket !== msg.socket) st.socket.close(4000, 'Replaced by a newer connection');
-      if (st.parked) answerParked(st);
-      st.socket = msg.socket;
-      st.entry.socketOpen = true;
-      st.socketSent = msg.lastEventId;
-      flushSocket(st);
+      touch(q);
+      acknowledge(q, msg.lastEventId);
+      if (q.socket && q.socket !== msg.socket) q.socket.close(4000, 'Replaced by a newer connection');
+      if (q.parked) answerParked(q);
+      q.socket = msg.socket;
+      q.socketSent = msg.lastEventId;
+      flushSocket(q);
       break;
     case 'detach':
-      if (st.socket === msg.socket) {
-        st.socket = null;
-        st.entry.socketOpen = false;
-        touch(st);
+      if (q.socket === msg.socket) {
+        q.socket = null;
+        touch(q);
       }
       break;
     case 'ack':
-      touch(st);
-      acknowledge(st, msg.lastEventId);
+      touch(q);
+      acknowledge(q, msg.lastEventId);
       break;
     case 'end':
-      end(st, msg.reason);
+      end(q, msg.reason);
       msg.done?.();
-      return st;
+      return q;
   }
-  schedule(st);
-  return st;
+  schedule(q);
+  return q;
 }
 
-async function restore(st: QueueState, load: () => Promise<readonly PublishedEvent[]>): Promise<QueueState> {
+async function restore(q: EventQueue, load: () => Promise<readonly PublishedEvent[]>): Promise<EventQueue> {
   try {
-    accept(st, await load(), new PresentationCache());
+    accept(q, await load(), new PresentationCache());
   } catch (err) {
     // Serving the queue without the events it could not read would lose them: drop it from
     // memory instead (its row stays), and let the next request restore it again.
-    st.env.log.warn({ err, queue: st.entry.id }, 'queue restore failed');
-    end(st, 'unavailable');
-    return st;
+    q.env.log.warn({ err, queue: q.id }, 'queue restore failed');
+    end(q, 'unavailable');
+    return q;
   }
-  schedule(st);
-  return st;
+  schedule(q);
+  return q;
+}
+
+/** viewVariant of a queue's view: one per descriptor, which queues registered alike share. */
+const variants = new WeakMap<QueueDescriptor, string>();
+function variantOf(q: EventQueue): string {
+  let v = variants.get(q.descriptor);
+  if (v === undefined) variants.set(q.descriptor, (v = viewVariant(q)));
+  return v;
 }
 
 /** Filter, present and buffer published events; wake the parked poll or push to the socket. */
-function accept(st: QueueState, events: readonly PublishedEvent[], cache: PresentationCache): void {
-  const realm = st.env.realm();
+function accept(q: EventQueue, events: readonly PublishedEvent[], cache: PresentationCache): void {
+  const realm = q.env.realm();
+  const variant = variantOf(q);
   let added = false;
   for (const e of events) {
-    if (e.id <= st.seen) continue;
-    st.seen = e.id;
-    if (e.type === 'heartbeat') st.heartbeatRequested = false;
-    if (!wantsType(st.entry.descriptor, e.type)) continue;
-    for (const p of cache.present(e, st.view, st.variant, realm)) {
-      if (st.narrow && !st.narrow(p.event)) continue;
-      if (st.buffer === NO_EVENTS) st.buffer = [];
-      st.buffer.push(p.buffered);
+    if (e.id <= q.seen) continue;
+    q.seen = e.id;
+    if (e.type === 'heartbeat') q.heartbeatRequested = false;
+    if (!wantsType(q.descriptor, e.type)) continue;
+    for (const p of cache.present(e, q, variant, realm)) {
+      if (q.narrow && !q.narrow(p.event)) continue;
+      if (q.buffer === NO_EVENTS) q.buffer = [];
+      q.buffer.push(p.buffered);
       added = true;
     }
   }
   if (!added) return;
-  if (st.parked) answerParked(st);
-  if (st.socket) flushSocket(st);
+  if (q.parked) answerParked(q);
+  if (q.socket) flushSocket(q);
 }
 
-function poll(st: QueueState, lastEventId: number, dontBlock: boolean, respond: Responder, hangup: Hangup): void {
-  touch(st);
-  acknowledge(st, lastEventId);
-  if (st.parked) answerParked(st); // one parked poll per queue: the older one gets what there is
-  if (st.buffer.length > 0 || dontBlock || hangup.gone) {
-    respondWith(st, respond);
+function poll(q: EventQueue, lastEventId: number, dontBlock: boolean, respond: Responder, hangup: Hangup): void {
+  touch(q);
+  acknowledge(q, lastEventId);
+  if (q.parked) answerParked(q); // one parked poll per queue: the older one gets what there is
+  if (q.buffer.length > 0 || dontBlock || hangup.gone) {
+    respondWith(q, respond);
     return;
   }
-  const parked = new Parked(st.entry.ref, respond, st.env.clock.now(), hangup);
+  const parked = new Parked(q.ref, respond, q.env.clock.now(), hangup);
   hangup.listen(parked);
-  st.parked = parked;
-  st.entry.parked = true;
+  q.parked = parked;
 }
 
-function answerParked(st: QueueState): void {
-  const p = takeParked(st)!;
-  touch(st);
-  respondWith(st, p.respond);
+function answerParked(q: EventQueue): void {
+  const p = takeParked(q)!;
+  touch(q);
+  respondWith(q, p.respond);
 }
 
-function takeParked(st: QueueState): Parked | null {
-  const p = st.parked;
+function takeParked(q: EventQueue): Parked | null {
+  const p = q.parked;
   if (!p) return null;
-  st.parked = null;
-  st.entry.parked = false;
+  q.parked = null;
   p.hangup.listen(null);
   return p;
 }
 
-function respondWith(st: QueueState, respond: Responder): void {
-  if (st.buffer.length > 0) st.env.delivered(st.buffer.length);
-  respond.respond({ events: st.buffer.slice() });
+function respondWith(q: EventQueue, respond: Responder): void {
+  if (q.buffer.length > 0) q.env.delivered(q.buffer.length);
+  respond.respond({ events: q.buffer.slice() });
 }
 
-function acknowledge(st: QueueState, lastEventId: number): void {
-  if (lastEventId > st.entry.acked) {
-    st.entry.acked = lastEventId;
-    st.entry.dirty = true;
+function acknowledge(q: EventQueue, lastEventId: number): void {
+  if (lastEventId > q.acked) {
+    q.acked = lastEventId;
+    q.dirty = true;
   }
   let drop = 0;
-  while (drop < st.buffer.length && st.buffer[drop]!.id <= lastEventId) drop++;
+  while (drop < q.buffer.length && q.buffer[drop]!.id <= lastEventId) drop++;
   if (drop === 0) return; // nothing to drop (the shared empty buffer is never written)
-  if (drop === st.buffer.length) st.buffer.length = 0;
-  else st.buffer.splice(0, drop);
+  if (drop === q.buffer.length) q.buffer.length = 0;
+  else q.buffer.splice(0, drop);
 }
 
-function flushSocket(st: QueueState): void {
-  const unsent = st.buffer.filter((e) => e.id > st.socketSent);
+function flushSocket(q: EventQueue): void {
+  const unsent = q.buffer.filter((e) => e.id > q.socketSent);
   if (unsent.length === 0) return;
-  st.socketSent = unsent.at(-1)!.id;
-  st.env.delivered(unsent.length);
+  q.socketSent = unsent.at(-1)!.id;
+  q.env.delivered(unsent.length);
   // A false return means uWS dropped the frame and closes the socket (slow consumer); the
   // events stay buffered and the client resumes from its last_event_id.
-  st.socket!.send(eventsFrame(unsent));
+  q.socket!.send(eventsFrame(unsent));
 }
 
-function touch(st: QueueState): void {
-  st.entry.lastContact = st.env.clock.now();
-  st.entry.dirty = true;
+function touch(q: EventQueue): void {
+  q.lastContact = q.env.clock.now();
+  q.dirty = true;
 }
 
-function tick(st: QueueState): void {
-  const now = st.env.clock.now();
-  if (st.parked) {
-    if (!st.heartbeatRequested && now - st.parked.since >= st.env.heartbeatMs * 0.9) {
-      st.heartbeatRequested = true;
-      st.env.requestHeartbeat(st.entry);
+function tick(q: EventQueue): void {
+  const now = q.env.clock.now();
+  if (q.parked) {
+    if (!q.heartbeatRequested && now - q.parked.since >= q.env.heartbeatMs * 0.9) {
+      q.heartbeatRequested = true;
+      q.env.requestHeartbeat(q);
     }
     return;
   }
-  if (st.socket) return;
-  if (now - st.entry.lastContact >= st.entry.idleTimeoutSecs * 1000) end(st, 'expired');
+  if (q.socket) return;
+  if (now - q.lastContact >= q.idleTimeoutSecs * 1000) end(q, 'expired');
 }
 
 /**
@@ -341,34 +345,31 @@ function tick(st: QueueState): void {
  * already set for an earlier moment is kept (its tick re-checks and sets the next), so the common
  * state changes of a busy queue cost no work on the realm's deadlines.
  */
-function schedule(st: QueueState): void {
-  if (st.ended) return;
-  const now = st.env.clock.now();
+function schedule(q: EventQueue): void {
+  if (!q.alive) return;
+  const now = q.env.clock.now();
   let at: number;
-  if (st.parked) {
+  if (q.parked) {
     const jitter = 0.9 + Math.random() * 0.2;
-    at = st.heartbeatRequested ? now + st.env.heartbeatMs : st.parked.since + st.env.heartbeatMs * jitter;
-  } else if (st.socket) {
+    at = q.heartbeatRequested ? now + q.env.heartbeatMs : q.parked.since + q.env.heartbeatMs * jitter;
+  } else if (q.socket) {
     return; // an open socket keeps the queue alive; uWS pings it
   } else {
-    at = st.entry.lastContact + st.entry.idleTimeoutSecs * 1000;
+    at = q.lastContact + q.idleTimeoutSecs * 1000;
   }
-  st.env.deadlines.setEarliest(st, at);
+  q.env.deadlines.setEarliest(q, at);
 }
 
-function end(st: QueueState, reason: EndReason): void {
-  st.ended = true;
-  st.entry.alive = false;
-  st.entry.endReason = reason;
-  st.env.deadlines.delete(st);
-  const p = takeParked(st);
+function end(q: EventQueue, reason: EndReason): void {
+  q.endReason = reason;
+  q.env.deadlines.delete(q);
+  const p = takeParked(q);
   // On shutdown the client is told nothing went wrong and re-polls the restarted server.
-  if (p) p.respond.respond(reason === 'shutdown' ? { events: st.buffer.slice() } : { error: endedError(st.entry) });
-  if (st.socket) {
-    closeEnded(st.entry, st.socket);
-    st.socket = null;
-    st.entry.socketOpen = false;
+  if (p) p.respond.respond(reason === 'shutdown' ? { events: q.buffer.slice() } : { error: endedError(q) });
+  if (q.socket) {
+    closeEnded(q, q.socket);
+    q.socket = null;
   }
-  st.buffer = NO_EVENTS;
-  st.env.ended(st.entry, reason);
+  q.buffer = NO_EVENTS;
+  q.env.ended(q, reason);
 }

@@ -13,18 +13,7 @@ import { errors } from '../../domain/errors.js';
 import { Deadlines } from './deadlines.js';
 import { parseDescriptor, sharedDescriptor, type QueueDescriptor } from './descriptor.js';
 import { PresentationCache } from './presentation.js';
-import {
-  endedError,
-  initialQueueState,
-  queueActor,
-  type EndReason,
-  type QueueEntry,
-  type QueueEnvironment,
-  type QueueMsg,
-  type QueueSocket,
-  type QueueState,
-  type Responder,
-} from './queue-actor.js';
+import { endedError, EventQueue, queueActor, type EndReason, type QueueEnvironment, type QueueMsg, type QueueSocket, type Responder } from './queue-actor.js';
 
 const toPublished = (r: LoggedEventRow): PublishedEvent => ({
   id: r.id,
@@ -41,14 +30,14 @@ const toPublished = (r: LoggedEventRow): PublishedEvent => ({
 const TOMBSTONE_MS = 30_000;
 
 export class RealmQueues {
-  private readonly byId = new Map<string, QueueEntry>();
+  private readonly byId = new Map<string, EventQueue>();
   /**
    * A user's queues: the entry itself while there is one (most users have one), an array beyond
    * (an array for one queue cost 56 bytes more, and a Set per user five times more).
    */
-  private readonly byUser = new Map<number, QueueEntry | QueueEntry[]>();
-  private readonly allPublic = new Set<QueueEntry>();
-  private readonly restoring = new Map<string, Promise<QueueEntry | null>>();
+  private readonly byUser = new Map<number, EventQueue | EventQueue[]>();
+  private readonly allPublic = new Set<EventQueue>();
+  private readonly restoring = new Map<string, Promise<EventQueue | null>>();
   /**
    * While restoreAll reads the log: events released meanwhile (above the watermark it reads up
    * to), delivered after the log's so that no queue passes them first.
@@ -66,7 +55,7 @@ export class RealmQueues {
   /** Actor names of queues dropped after a failed restore, until their actors stop. */
   private readonly staleNames = new Set<string>();
   /** Actor names other than the queue's id (a queue restored while its stale actor still stops). */
-  private readonly actorNames = new WeakMap<QueueEntry, string>();
+  private readonly actorNames = new WeakMap<EventQueue, string>();
   private readonly buckets = new Map<number, Ref<never>>();
   private readonly env: QueueEnvironment;
   private readonly deleted: string[] = [];
@@ -81,13 +70,12 @@ export class RealmQueues {
       realm: () => realm.state,
       clock: services.clock,
       heartbeatMs: services.config.queues.heartbeatMs,
-      deadlines: new Deadlines<QueueState>(
+      deadlines: new Deadlines<EventQueue>(
         () => services.clock.now(),
-        (st) => dispatch(st.entry.ref, { kind: 'tick' }),
+        (q) => dispatch(q.ref, { kind: 'tick' }),
       ),
-      requestHeartbeat: (entry) =>
-        void realm.events.publishEphemeral([{ type: 'heartbeat', payload: {}, userIds: [], queueId: entry.id }]),
-      ended: (entry, reason) => this.ended(entry, reason),
+      requestHeartbeat: (q) => void realm.events.publishEphemeral([{ type: 'heartbeat', payload: {}, userIds: [], queueId: q.id }]),
+      ended: (q, reason) => this.ended(q, reason),
       delivered: (n) => services.metrics?.eventsDelivered.inc(n),
       log: services.log,
     };
@@ -109,7 +97,7 @@ export class RealmQueues {
     let sockets = 0;
     for (const q of this.byId.values()) {
       if (q.parked) parked++;
-      if (q.socketOpen) sockets++;
+      if (q.socket) sockets++;
     }
     return { queues: this.byId.size, parked, sockets };
   }
@@ -136,15 +124,15 @@ export class RealmQueues {
   }
 
   /** A message to a queue actor, after every event released so far. */
-  private tell(entry: QueueEntry, msg: QueueMsg): void {
+  private tell(entry: EventQueue, msg: QueueMsg): void {
     this.handOver();
     dispatch(entry.ref, msg);
   }
 
   /** Send events to every queue that may receive them, one message per queue. */
   private dispatchAll(events: readonly PublishedEvent[]): void {
-    const batches = new Map<QueueEntry, PublishedEvent[]>();
-    const add = (q: QueueEntry, e: PublishedEvent) => {
+    const batches = new Map<EventQueue, PublishedEvent[]>();
+    const add = (q: EventQueue, e: PublishedEvent) => {
       const list = batches.get(q);
       if (!list) batches.set(q, [e]);
       else if (list[list.length - 1] !== e) list.push(e);
@@ -175,7 +163,7 @@ export class RealmQueues {
    * Create a queue at the realm's release watermark, registered before the caller reads any
    * state (so no event between the snapshot and the first poll is lost), and persisted.
    */
-  async create(userId: number, descriptor: QueueDescriptor, idleTimeoutSecs: number): Promise<QueueEntry> {
+  async create(userId: number, descriptor: QueueDescriptor, idleTimeoutSecs: number): Promise<EventQueue> {
     if (this.stopping) throw errors.unavailable('The server');
     const now = this.realm.services.clock.now();
     const entry = this.register({
@@ -206,7 +194,7 @@ export class RealmQueues {
   }
 
   /** The live queue with this id, restored from Postgres if this process has not loaded it. */
-  async get(id: string): Promise<QueueEntry | null> {
+  async get(id: string): Promise<EventQueue | null> {
     // Stopping: the queue is kept for the next process, the client retries there.
     if (this.stopping) throw errors.unavailable('The server');
     const live = this.byId.get(id);
@@ -257,7 +245,7 @@ export class RealmQueues {
     return fresh.length;
   }
 
-  private async restore(id: string): Promise<QueueEntry | null> {
+  private async restore(id: string): Promise<EventQueue | null> {
     const { services } = this.realm;
     const row = await store.findQueue(services.db, this.realm.id, id);
     if (!row || row.user_id === null) return null;
@@ -291,36 +279,21 @@ export class RealmQueues {
     return entry;
   }
 
-  private register(q: Omit<QueueEntry, 'realmId' | 'ref' | 'dirty' | 'alive' | 'parked' | 'socketOpen'>): QueueEntry {
-    // Every field in one literal, so that all entries share a hidden class (a spread of `q` gave
-    // each entry its own, a few hundred bytes per queue).
-    const entry: QueueEntry = {
-      id: q.id,
-      realmId: this.realm.id,
-      userId: q.userId,
-      descriptor: q.descriptor,
-      idleTimeoutSecs: q.idleTimeoutSecs,
-      startEventId: q.startEventId,
-      ref: null as unknown as Ref<QueueMsg>, // the actor's, set below: its state needs the entry
-      acked: q.acked,
-      lastContact: q.lastContact,
-      dirty: false,
-      alive: true,
-      endReason: undefined,
-      parked: false,
-      socketOpen: false,
-    };
+  private register(q: {
+    readonly id: string;
+    readonly userId: number;
+    readonly descriptor: QueueDescriptor;
+    readonly idleTimeoutSecs: number;
+    readonly startEventId: number;
+    readonly acked: number;
+    readonly lastContact: number;
+  }): EventQueue {
+    const entry = new EventQueue(q.id, q.userId, q.descriptor, q.idleTimeoutSecs, q.startEventId, q.acked, q.lastContact, this.env);
     // The id itself names the actor (its path holds that string, not a copy).
     let name = q.id;
     for (let n = 1; this.staleNames.has(name); n++) name = `${q.id}.${n}`;
     if (name !== q.id) this.actorNames.set(entry, name);
-    entry.ref = spawnActor<QueueState, QueueMsg>(
-      this.bucket(q.id),
-      name,
-      queueActor,
-      initialQueueState(entry, this.env),
-      this.realm.services.log,
-    );
+    entry.ref = spawnActor<EventQueue, QueueMsg>(this.bucket(q.id), name, queueActor, entry, this.realm.services.log);
     this.byId.set(entry.id, entry);
     const mine = this.byUser.get(entry.userId);
     if (mine === undefined) this.byUser.set(entry.userId, entry);
@@ -343,13 +316,13 @@ export class RealmQueues {
   }
 
   /** A user's queues, as a copy (ending them changes byUser). */
-  private queuesOf(userId: number): QueueEntry[] {
+  private queuesOf(userId: number): EventQueue[] {
     const mine = this.byUser.get(userId);
     if (mine === undefined) return [];
     return Array.isArray(mine) ? [...mine] : [mine];
   }
 
-  private unregister(entry: QueueEntry): void {
+  private unregister(entry: EventQueue): void {
     if (this.byId.get(entry.id) !== entry) return;
     this.byId.delete(entry.id);
     const mine = this.byUser.get(entry.userId);
@@ -362,7 +335,7 @@ export class RealmQueues {
     this.allPublic.delete(entry);
   }
 
-  private ended(entry: QueueEntry, reason: EndReason): void {
+  private ended(entry: EventQueue, reason: EndReason): void {
     this.unregister(entry);
     if (reason === 'unavailable') {
       // Kept for the next request to restore again (under another actor name while this actor
@@ -387,25 +360,25 @@ export class RealmQueues {
 
   /** Long-poll: resolves with events, or when a heartbeat is due; never inside an actor. */
   /** GET /events: `respond` is called once, now or when an event comes (or the heartbeat is due). */
-  poll(entry: QueueEntry, lastEventId: number, dontBlock: boolean, hangup: Hangup, respond: Responder): void {
+  poll(entry: EventQueue, lastEventId: number, dontBlock: boolean, hangup: Hangup, respond: Responder): void {
     if (!entry.alive) respond.respond({ error: endedError(entry) });
     else this.tell(entry, { kind: 'poll', lastEventId, dontBlock, respond, hangup });
   }
 
-  attach(entry: QueueEntry, socket: QueueSocket, lastEventId: number): void {
+  attach(entry: EventQueue, socket: QueueSocket, lastEventId: number): void {
     this.tell(entry, { kind: 'attach', socket, lastEventId });
   }
 
-  detach(entry: QueueEntry, socket: QueueSocket): void {
+  detach(entry: EventQueue, socket: QueueSocket): void {
     this.tell(entry, { kind: 'detach', socket });
   }
 
-  ack(entry: QueueEntry, lastEventId: number): void {
+  ack(entry: EventQueue, lastEventId: number): void {
     this.tell(entry, { kind: 'ack', lastEventId });
   }
 
   /** DELETE /events and the like. Resolves once the queue is gone. */
-  async end(entry: QueueEntry, reason: EndReason): Promise<void> {
+  async end(entry: EventQueue, reason: EndReason): Promise<void> {
     await new Promise<void>((done) => this.tell(entry, { kind: 'end', reason, done }));
     if (reason !== 'shutdown') await this.flush();
   }

@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import { spectatorsAllowed } from '../../actors/realm/channel-view.js';
 import type { RealmHandle } from '../../actors/realm/actor.js';
-import type { PollResult, QueueEntry, Responder } from '../../actors/queues/queue-actor.js';
+import type { PollResult, EventQueue, Responder } from '../../actors/queues/queue-actor.js';
 import { badQueue } from '../../actors/queues/queue-actor.js';
 import { capabilitiesSchema, NO_CAPABILITIES } from '../../domain/client-capabilities.js';
 import { errors } from '../../domain/errors.js';
@@ -92,7 +92,7 @@ export const register = publicEndpoint(registerParams, async (ctx, params) => {
 });
 
 /** The caller's queue, or BAD_EVENT_QUEUE_ID (also for another user's queue). */
-export async function ownQueue(realm: RealmHandle, userId: number, queueId: string): Promise<QueueEntry> {
+export async function ownQueue(realm: RealmHandle, userId: number, queueId: string): Promise<EventQueue> {
   const entry = await realm.queues.get(queueId);
   if (!entry || entry.userId !== userId) throw badQueue(queueId);
   return entry;
@@ -114,7 +114,7 @@ export const getEvents = userEndpoint(
  * The poll, answered through small objects: while it is parked, what waits is this answer (the
  * queue's id and the dispatcher's exchange) and the exchange; no promise, closure or request.
  */
-function pollLater(realm: RealmHandle, entry: QueueEntry, lastEventId: number, dontBlock: boolean, hangup: Hangup): Later {
+function pollLater(realm: RealmHandle, entry: EventQueue, lastEventId: number, dontBlock: boolean, hangup: Hangup): Later {
   return new Later((to) => realm.queues.poll(entry, lastEventId, dontBlock, hangup, new PollAnswer(to, entry.id)));
 }
 
