@@ -173,8 +173,9 @@ const NONE_IGNORED: readonly string[] = Object.freeze([]);
 /**
  * One request's bookkeeping for the envelope, metrics and log line. It outlives the handler's
  * start (a long-poll parks for minutes), so it holds the request only until the request is counted.
+ * Each dispatcher subclasses it with its own ending of an answer given later (`answer`).
  */
-class Exchange implements LaterAnswer {
+abstract class Exchange implements LaterAnswer {
   /** Made only when a log line or an error answer needs it. */
   requestId: string | undefined = undefined;
   userId: number | null = null;
@@ -186,30 +187,32 @@ class Exchange implements LaterAnswer {
   readonly method: string;
   /** The request's path; the route's own string when they are equal (a parked poll keeps no copy). */
   path: string;
-  /** An answer went out (a second one, say after a bug, is dropped, and not counted). */
-  replied = false;
+  /** Where the answer goes; null once it went (a second one, say after a bug, is dropped, and not counted). */
+  private to: Replier | null;
 
   constructor(
     readonly started: number,
     req: ApiRequest,
-    private readonly to: Replier,
-    /** The dispatcher's ending of an answer given later (one function per dispatcher). */
-    private readonly settle: (x: Exchange, out: Data | ApiError) => void,
+    to: Replier,
   ) {
     this.req = req;
     this.method = req.method;
     this.path = req.path;
+    this.to = to;
+  }
+
+  get replied(): boolean {
+    return this.to === null;
   }
 
   /** A Later's answer: the exchange itself waits with a parked poll, no closure over it. */
-  answer(out: Data | ApiError): void {
-    this.settle(this, out);
-  }
+  abstract answer(out: Data | ApiError): void;
 
   send(res: ApiResponse): void {
-    if (this.replied) return;
-    this.replied = true;
-    this.to.reply(res);
+    const to = this.to;
+    if (to === null) return;
+    this.to = null;
+    to.reply(res);
   }
 }
 
@@ -332,10 +335,15 @@ export function createDispatcher(app: App, tables: { api: RouteTable; site: Rout
     }
   }
 
-  const settle = (x: Exchange, later: Data | ApiError): void => finish(x, isApiError(later) ? failure(x, later) : success(x, later));
+  /** This dispatcher's exchanges: a Later's answer ends here (a method, not a field per exchange). */
+  class DispatchedExchange extends Exchange {
+    answer(later: Data | ApiError): void {
+      finish(this, isApiError(later) ? failure(this, later) : success(this, later));
+    }
+  }
 
   return function dispatch(req: ApiRequest, to: Replier): void {
-    const x = new Exchange(performance.now(), req, to, settle);
+    const x = new DispatchedExchange(performance.now(), req, to);
     begin(x, req)
       .then(
         (out) => answer(x, out),

@@ -140,6 +140,7 @@ interface ActorInternals {
   childReferences?: Map<string, unknown>;
   setTimeout: unknown;
   path: { parent: unknown; name: string; parts: string[]; toString(): string };
+  name: string;
 }
 const systemMap = createRequire(import.meta.url)('nact/lib/system-map') as { find(system: string, ref: unknown): unknown };
 const internals = (ref: Ref<unknown>) => systemMap.find((ref as unknown as { system: { name: string } }).system.name, ref) as ActorInternals;
@@ -186,8 +187,12 @@ t('a path links to its parent\'s; an actor resolves through the links, and not o
   assert.not.ok(Object.hasOwn(path, 'parts'), 'the names are made when asked');
   assert.equal(path.parts, ['top', 'middle', 'leaf']);
   assert.match(path.toString(), /:\/\/top\/middle\/leaf$/);
-  // Options left at their defaults are the prototype's.
-  for (const k of ['log', 'afterStop', 'initialStateFunc']) assert.not.ok(Object.hasOwn(internals(leaf), k), k);
+  // Options left at their defaults are the prototype's, and names are the path's.
+  for (const k of ['log', 'afterStop', 'initialStateFunc', 'name']) assert.not.ok(Object.hasOwn(internals(leaf), k), k);
+  const ref = leaf as unknown as { name: string; type: string };
+  assert.is(ref.name, 'leaf');
+  assert.is(ref.type, 'actor');
+  assert.not.ok(Object.hasOwn(ref, 'name') || Object.hasOwn(ref, 'type'), 'a reference keeps neither of its own');
   nact.stop(middle as never);
   await new Promise((r) => setTimeout(r, 10));
   assert.is(internals(leaf), undefined, 'a stopped actor is not found through its path');
