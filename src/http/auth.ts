@@ -20,35 +20,30 @@ export function parseBasicAuth(header: string): { email: string; key: string } {
 }
 
 /**
- * Headers that passed the key check, per organization: the email they name and the key hash
- * they matched. A client sends the same header with every request, and the HMAC is most of the
- * cost of authenticating; a hit still looks the email up and needs the same hash object, so a
- * new key (a new hash), a changed email or a deactivation takes effect at once. Only headers
- * that matched are kept, so a hit tells a caller nothing it did not already know.
+ * Headers that passed the key check, per organization, with the user record they matched. A
+ * client sends the same header with every request, and the HMAC is most of the cost of
+ * authenticating. A hit counts only while that record is the user's current one: user records
+ * are replaced, never changed, so a new key, a changed email (the API email follows the email
+ * visibility), a deactivation or any other change of the user sends the header through the full
+ * check again. Only headers that matched are kept, so a hit tells a caller nothing it did not
+ * already know.
  */
-const verified = new WeakMap<RealmHandle, Map<string, { email: string; hash: Uint8Array }>>();
-/** Entries per organization before the cache starts again (about 180 bytes each, the header string included). */
+const verified = new WeakMap<RealmHandle, Map<string, UserRecord>>();
+/** Entries per organization before the cache starts again (about 140 bytes each, the header string included). */
 const VERIFIED_MAX = 20_000;
 
 export function authenticate(secret: ServerSecret, realm: RealmHandle, header: string): UserRecord {
   let known = verified.get(realm);
   const hit = known?.get(header);
-  let user: UserRecord | undefined;
-  if (hit) {
-    user = realm.state.userByEmail(hit.email) ?? realm.state.userByDeliveryEmail(hit.email);
-    if (user?.api_key_hash !== hit.hash) user = undefined;
-  }
+  let user = hit !== undefined && realm.state.user(hit.id) === hit ? hit : undefined;
   if (!user) {
     const { email, key } = parseBasicAuth(header);
-    const byApiEmail = realm.state.userByEmail(email);
-    user = byApiEmail ?? realm.state.userByDeliveryEmail(email);
+    user = realm.state.userByEmail(email) ?? realm.state.userByDeliveryEmail(email);
     const matches = apiKeyMatches(secret, key, user ? user.api_key_hash : NO_SUCH_KEY);
     if (!user || !matches) throw errors.invalidApiKey();
     if (!known) verified.set(realm, (known = new Map()));
     if (known.size >= VERIFIED_MAX) known.clear();
-    // The address the header named, as the user record spells it (it matched case-insensitively):
-    // `email` is a slice of the decoded header and would keep that whole string alive.
-    known.set(header, { email: byApiEmail ? user.email : user.delivery_email, hash: user.api_key_hash });
+    known.set(header, user);
   }
   if (realm.state.realm.deactivated) throw errors.realmDeactivated();
   if (!user.is_active) throw errors.userDeactivated();

@@ -62,20 +62,6 @@ export interface QueueEnvironment {
   readonly log: Logger;
 }
 
-/** The parked poll; it listens for its client going away itself (no closure per poll). */
-class Parked implements HangupListener {
-  constructor(
-    private readonly ref: Ref<QueueMsg>,
-    readonly respond: Responder,
-    readonly since: number,
-    readonly hangup: Hangup,
-  ) {}
-
-  hungUp(): void {
-    dispatch(this.ref, { kind: 'abandon', respond: this.respond });
-  }
-}
-
 /** The empty buffer queues share, frozen: accept gives a queue its own before the first push. */
 const NO_EVENTS = Object.freeze([]) as unknown as BufferedEvent[];
 
@@ -85,7 +71,7 @@ const NO_EVENTS = Object.freeze([]) as unknown as BufferedEvent[];
  * capabilities and options come from the shared descriptor). As three objects (an entry, the
  * actor's state and a view) a queue cost about 150 bytes more.
  */
-export class EventQueue implements ClientView, Scheduled {
+export class EventQueue implements ClientView, Scheduled, HangupListener {
   /** The queue's actor; set by whoever spawns it (its state is this object). */
   ref: Ref<QueueMsg> = null as unknown as Ref<QueueMsg>;
   /** Highest id the client acknowledged. */
@@ -100,7 +86,10 @@ export class EventQueue implements ClientView, Scheduled {
   buffer: BufferedEvent[] = NO_EVENTS;
   /** Highest event id seen (delivered or skipped): later duplicates are ignored. */
   seen: number;
-  parked: Parked | null = null;
+  /** The parked poll's answer, when it parked, and its client's hang-up (which the queue listens to). */
+  parked: Responder | null = null;
+  parkedSince = 0;
+  parkedHangup: Hangup | null = null;
   socket: QueueSocket | null = null;
   socketSent: number;
   /** When its tick is due (a later deadline does not move it: the tick re-checks); see Deadlines. */
@@ -127,6 +116,11 @@ export class EventQueue implements ClientView, Scheduled {
 
   get alive(): boolean {
     return this.endReason === undefined;
+  }
+
+  /** The parked poll's client went away (the queue listens while it is parked: no object per poll). */
+  hungUp(): void {
+    if (this.parked) dispatch(this.ref, { kind: 'abandon', respond: this.parked });
   }
 
   // The view (ClientView), from the descriptor: nothing of it is kept per queue.
@@ -187,7 +181,7 @@ export function queueActor(q: EventQueue, msg: QueueMsg): EventQueue | Promise<E
       break;
     case 'abandon':
       // The client went away: settle its request (the answer goes nowhere) and keep the events.
-      if (q.parked?.respond === msg.respond) {
+      if (q.parked === msg.respond) {
         takeParked(q);
         touch(q);
         msg.respond.respond({ events: [] });
@@ -276,23 +270,25 @@ function poll(q: EventQueue, lastEventId: number, dontBlock: boolean, respond: R
     respondWith(q, respond);
     return;
   }
-  const parked = new Parked(q.ref, respond, q.env.clock.now(), hangup);
-  hangup.listen(parked);
-  q.parked = parked;
+  q.parked = respond;
+  q.parkedSince = q.env.clock.now();
+  q.parkedHangup = hangup;
+  hangup.listen(q);
 }
 
 function answerParked(q: EventQueue): void {
-  const p = takeParked(q)!;
+  const respond = takeParked(q)!;
   touch(q);
-  respondWith(q, p.respond);
+  respondWith(q, respond);
 }
 
-function takeParked(q: EventQueue): Parked | null {
-  const p = q.parked;
-  if (!p) return null;
+function takeParked(q: EventQueue): Responder | null {
+  const respond = q.parked;
+  if (!respond) return null;
   q.parked = null;
-  p.hangup.listen(null);
-  return p;
+  q.parkedHangup!.listen(null);
+  q.parkedHangup = null;
+  return respond;
 }
 
 function respondWith(q: EventQueue, respond: Responder): void {
@@ -330,7 +326,7 @@ function touch(q: EventQueue): void {
 function tick(q: EventQueue): void {
   const now = q.env.clock.now();
   if (q.parked) {
-    if (!q.heartbeatRequested && now - q.parked.since >= q.env.heartbeatMs * 0.9) {
+    if (!q.heartbeatRequested && now - q.parkedSince >= q.env.heartbeatMs * 0.9) {
       q.heartbeatRequested = true;
       q.env.requestHeartbeat(q);
     }
@@ -351,7 +347,7 @@ function schedule(q: EventQueue): void {
   let at: number;
   if (q.parked) {
     const jitter = 0.9 + Math.random() * 0.2;
-    at = q.heartbeatRequested ? now + q.env.heartbeatMs : q.parked.since + q.env.heartbeatMs * jitter;
+    at = q.heartbeatRequested ? now + q.env.heartbeatMs : q.parkedSince + q.env.heartbeatMs * jitter;
   } else if (q.socket) {
     return; // an open socket keeps the queue alive; uWS pings it
   } else {
@@ -363,9 +359,9 @@ function schedule(q: EventQueue): void {
 function end(q: EventQueue, reason: EndReason): void {
   q.endReason = reason;
   q.env.deadlines.delete(q);
-  const p = takeParked(q);
+  const respond = takeParked(q);
   // On shutdown the client is told nothing went wrong and re-polls the restarted server.
-  if (p) p.respond.respond(reason === 'shutdown' ? { events: q.buffer.slice() } : { error: endedError(q) });
+  if (respond) respond.respond(reason === 'shutdown' ? { events: q.buffer.slice() } : { error: endedError(q) });
   if (q.socket) {
     closeEnded(q, q.socket);
     q.socket = null;
