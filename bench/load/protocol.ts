@@ -81,7 +81,7 @@ export type Command =
 export interface Deliveries {
   /** Arrival time of each delivery (ms, performance.timeOrigin-based, comparable across processes). */
   readonly times: number[];
-  /** Events received, by type. */
+  /** Events of the park's countType received (keyed by that type). */
   readonly events: Record<string, number>;
   readonly errors: number;
   readonly firstError: string | null;

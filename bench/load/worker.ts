@@ -2,6 +2,7 @@
 // 127.0.0.x source address, so several of them together can hold more sockets than one process
 // may open files, and runs closed loops or parked clients as the harness asks.
 import WebSocket from 'ws';
+import { countType, lastEventId } from './events-answer.js';
 import { encodeRequest, HttpConnection, type HttpRequest } from './http-connection.js';
 import { now, type Command, type Deliveries, type LoopJob, type OnceJob, type ParkJob, type Reply } from './protocol.js';
 
@@ -110,21 +111,20 @@ async function runOnce(job: OnceJob): Promise<void> {
   reply({ op: 'once-done', result: { answers, lastAt } });
 }
 
-interface EventsAnswer {
-  readonly events?: ReadonlyArray<{ readonly id: number; readonly type: string }>;
-}
-
-/** Record one answer; returns the highest event id in it (or -Infinity). */
-function record(job: ParkJob, events: EventsAnswer['events'], at: number): number {
-  let max = -Infinity;
-  let counts = job.countType === undefined;
-  for (const e of events ?? []) {
-    eventCounts[e.type] = (eventCounts[e.type] ?? 0) + 1;
-    if (e.type === job.countType) counts = true;
-    if (e.id > max) max = e.id;
+/**
+ * Record one answer of events (read as text: see events-answer.ts); returns the id of its last
+ * event (-Infinity: none).
+ */
+function record(job: ParkJob, body: string, at: number): number {
+  if (job.countType === undefined) delivered.push(at);
+  else {
+    const n = countType(body, job.countType);
+    if (n > 0) {
+      eventCounts[job.countType] = (eventCounts[job.countType] ?? 0) + n;
+      delivered.push(at);
+    }
   }
-  if (counts) delivered.push(at);
-  return max;
+  return lastEventId(body);
 }
 
 /**
@@ -164,7 +164,7 @@ function parkHttp(job: ParkJob): Promise<{ connected: number; failed: number }> 
           delivered.push(at);
           continue;
         }
-        const max = record(job, (JSON.parse(res.body) as EventsAnswer).events, at);
+        const max = record(job, res.body, at);
         if (max > last) last = max;
       }
     };
@@ -193,7 +193,7 @@ function parkSockets(job: ParkJob): Promise<{ connected: number; failed: number 
         });
         ws.on('message', (data: Buffer) => {
           const at = now();
-          const max = record(job, (JSON.parse(data.toString('utf8')) as EventsAnswer).events, at);
+          const max = record(job, data.toString('utf8'), at);
           if (Number.isFinite(max)) ws.send(JSON.stringify({ ack: max }));
         });
       }),
