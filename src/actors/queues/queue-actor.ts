@@ -86,9 +86,12 @@ export class EventQueue implements ClientView, Scheduled, HangupListener {
   buffer: BufferedEvent[] = NO_EVENTS;
   /** Highest event id seen (delivered or skipped): later duplicates are ignored. */
   seen: number;
-  /** The parked poll's answer, when it parked, and its client's hang-up (which the queue listens to). */
+  /**
+   * The parked poll's answer and its client's hang-up (which the queue listens to). It parked at
+   * the queue's last contact: the poll touched the queue, and while it waits nothing else does but
+   * an acknowledgement over a socket, which is contact too.
+   */
   parked: Responder | null = null;
-  parkedSince = 0;
   parkedHangup: Hangup | null = null;
   socket: QueueSocket | null = null;
   socketSent: number;
@@ -102,7 +105,7 @@ export class EventQueue implements ClientView, Scheduled, HangupListener {
     readonly userId: number,
     readonly descriptor: QueueDescriptor,
     readonly idleTimeoutSecs: number,
-    readonly startEventId: number,
+    startEventId: number,
     acked: number,
     lastContact: number,
     readonly env: QueueEnvironment,
@@ -271,7 +274,6 @@ function poll(q: EventQueue, lastEventId: number, dontBlock: boolean, respond: R
     return;
   }
   q.parked = respond;
-  q.parkedSince = q.env.clock.now();
   q.parkedHangup = hangup;
   hangup.listen(q);
 }
@@ -326,7 +328,7 @@ function touch(q: EventQueue): void {
 function tick(q: EventQueue): void {
   const now = q.env.clock.now();
   if (q.parked) {
-    if (!q.heartbeatRequested && now - q.parkedSince >= q.env.heartbeatMs * 0.9) {
+    if (!q.heartbeatRequested && now - q.lastContact >= q.env.heartbeatMs * 0.9) {
       q.heartbeatRequested = true;
       q.env.requestHeartbeat(q);
     }
@@ -347,7 +349,7 @@ function schedule(q: EventQueue): void {
   let at: number;
   if (q.parked) {
     const jitter = 0.9 + Math.random() * 0.2;
-    at = q.heartbeatRequested ? now + q.env.heartbeatMs : q.parkedSince + q.env.heartbeatMs * jitter;
+    at = q.heartbeatRequested ? now + q.env.heartbeatMs : q.lastContact + q.env.heartbeatMs * jitter;
   } else if (q.socket) {
     return; // an open socket keeps the queue alive; uWS pings it
   } else {

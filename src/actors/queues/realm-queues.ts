@@ -166,13 +166,14 @@ export class RealmQueues {
   async create(userId: number, descriptor: QueueDescriptor, idleTimeoutSecs: number): Promise<EventQueue> {
     if (this.stopping) throw errors.unavailable('The server');
     const now = this.realm.services.clock.now();
+    const start = this.realm.events.releasedThrough;
     const entry = this.register({
       id: randomUUID(),
       userId,
       descriptor: sharedDescriptor(descriptor),
       idleTimeoutSecs,
-      startEventId: this.realm.events.releasedThrough,
-      acked: this.realm.events.releasedThrough,
+      startEventId: start,
+      acked: start,
       lastContact: now,
     });
     try {
@@ -181,7 +182,7 @@ export class RealmQueues {
         realmId: this.realm.id,
         userId,
         descriptor,
-        startEventId: entry.startEventId,
+        startEventId: start,
         idleTimeoutSecs,
         lastContactMs: now,
       });
