@@ -25,8 +25,8 @@ export function parseBasicAuth(header: string): { email: string; key: string } {
  * authenticating. A hit counts only while that record is the user's current one: user records
  * are replaced, never changed, so a new key, a changed email (the API email follows the email
  * visibility), a deactivation or any other change of the user sends the header through the full
- * check again. Only headers that matched are kept, so a hit tells a caller nothing it did not
- * already know.
+ * check again (and the entry then holds the current record). Only headers that matched are kept,
+ * so a hit tells a caller nothing it did not already know.
  */
 const verified = new WeakMap<RealmHandle, Map<string, UserRecord>>();
 /** Entries per organization before the cache starts again (about 140 bytes each, the header string included). */
