@@ -29,13 +29,13 @@ class EventsSession implements SocketSession {
 
   constructor(
     private readonly queues: RealmQueues,
-    private readonly entry: EventQueue,
+    private readonly queue: EventQueue,
     private readonly lastEventId: number,
   ) {}
 
   open(socket: ServerSocket): void {
     this.link = { send: (text) => socket.send(text), close: (code, reason) => socket.close(code, reason) };
-    this.queues.attach(this.entry, this.link, this.lastEventId);
+    this.queues.attach(this.queue, this.link, this.lastEventId);
   }
 
   message(text: string): void {
@@ -51,11 +51,11 @@ class EventsSession implements SocketSession {
       this.link?.close(1008, 'Expected {"ack": <event id>}');
       return;
     }
-    this.queues.ack(this.entry, m.data.ack);
+    this.queues.ack(this.queue, m.data.ack);
   }
 
   close(): void {
-    if (this.link) this.queues.detach(this.entry, this.link);
+    if (this.link) this.queues.detach(this.queue, this.link);
     this.link = null;
   }
 }
@@ -79,8 +79,8 @@ export function eventsSocketRoute(app: App): SocketRoute {
         } else {
           throw errors.notLoggedIn();
         }
-        const entry = await ownQueue(realm, userId, values.queue_id);
-        return { ok: true as const, session: new EventsSession(realm.queues, entry, values.last_event_id) };
+        const queue = await ownQueue(realm, userId, values.queue_id);
+        return { ok: true as const, session: new EventsSession(realm.queues, queue, values.last_event_id) };
       } catch (e) {
         if (!isApiError(e)) app.log.error({ err: e }, 'events socket upgrade failed');
         return { ok: false as const, response: errorResponse(isApiError(e) ? e : errors.internal('socket')) };

@@ -32,7 +32,7 @@ const TOMBSTONE_MS = 30_000;
 export class RealmQueues {
   private readonly byId = new Map<string, EventQueue>();
   /**
-   * A user's queues: the entry itself while there is one (most users have one), an array beyond
+   * A user's queues: the queue itself while there is one (most users have one), an array beyond
    * (an array for one queue cost 56 bytes more, and a Set per user five times more).
    */
   private readonly byUser = new Map<number, EventQueue | EventQueue[]>();
@@ -124,9 +124,9 @@ export class RealmQueues {
   }
 
   /** A message to a queue actor, after every event released so far. */
-  private tell(entry: EventQueue, msg: QueueMsg): void {
+  private tell(queue: EventQueue, msg: QueueMsg): void {
     this.handOver();
-    dispatch(entry.ref, msg);
+    dispatch(queue.ref, msg);
   }
 
   /** Send events to every queue that may receive them, one message per queue. */
@@ -167,7 +167,7 @@ export class RealmQueues {
     if (this.stopping) throw errors.unavailable('The server');
     const now = this.realm.services.clock.now();
     const start = this.realm.events.releasedThrough;
-    const entry = this.register({
+    const queue = this.register({
       id: randomUUID(),
       userId,
       descriptor: sharedDescriptor(descriptor),
@@ -178,7 +178,7 @@ export class RealmQueues {
     });
     try {
       await store.insertQueue(this.realm.services.db, {
-        id: entry.id,
+        id: queue.id,
         realmId: this.realm.id,
         userId,
         descriptor,
@@ -187,11 +187,11 @@ export class RealmQueues {
         lastContactMs: now,
       });
     } catch (e) {
-      dispatch(entry.ref, { kind: 'end', reason: 'shutdown' });
-      this.unregister(entry);
+      dispatch(queue.ref, { kind: 'end', reason: 'shutdown' });
+      this.unregister(queue);
       throw e;
     }
-    return entry;
+    return queue;
   }
 
   /** The live queue with this id, restored from Postgres if this process has not loaded it. */
@@ -260,7 +260,7 @@ export class RealmQueues {
       return null;
     }
     const descriptor = parseDescriptor(row.descriptor);
-    const entry = this.register({
+    const queue = this.register({
       id,
       userId: row.user_id,
       descriptor,
@@ -272,12 +272,12 @@ export class RealmQueues {
     // Registered first, then loaded up to the watermark of the moment: what is released later
     // arrives live, after the load in the mailbox.
     const range = { afterId: Math.max(row.start_event_id, row.acked_event_id), upTo: this.realm.events.releasedThrough };
-    dispatch(entry.ref, {
+    dispatch(queue.ref, {
       kind: 'restore',
       load: async () =>
-        (await eventsForQueue(services.db, this.realm.id, entry.userId, range, descriptor.allPublicStreams)).map(toPublished),
+        (await eventsForQueue(services.db, this.realm.id, queue.userId, range, descriptor.allPublicStreams)).map(toPublished),
     });
-    return entry;
+    return queue;
   }
 
   private register(q: {
@@ -289,20 +289,20 @@ export class RealmQueues {
     readonly acked: number;
     readonly lastContact: number;
   }): EventQueue {
-    const entry = new EventQueue(q.id, q.userId, q.descriptor, q.idleTimeoutSecs, q.startEventId, q.acked, q.lastContact, this.env);
+    const queue = new EventQueue(q.id, q.userId, q.descriptor, q.idleTimeoutSecs, q.startEventId, q.acked, q.lastContact, this.env);
     // The id itself names the actor (its path holds that string, not a copy).
     let name = q.id;
     for (let n = 1; this.staleNames.has(name); n++) name = `${q.id}.${n}`;
-    if (name !== q.id) this.actorNames.set(entry, name);
-    entry.ref = spawnActor<EventQueue, QueueMsg>(this.bucket(q.id), name, queueActor, entry, this.realm.services.log);
-    this.byId.set(entry.id, entry);
-    const mine = this.byUser.get(entry.userId);
-    if (mine === undefined) this.byUser.set(entry.userId, entry);
-    else if (Array.isArray(mine)) mine.push(entry);
-    else this.byUser.set(entry.userId, [mine, entry]);
-    if (entry.descriptor.allPublicStreams) this.allPublic.add(entry);
-    dispatch(entry.ref, { kind: 'tick' }); // arms the expiry timer
-    return entry;
+    if (name !== q.id) this.actorNames.set(queue, name);
+    queue.ref = spawnActor<EventQueue, QueueMsg>(this.bucket(q.id), name, queueActor, queue, this.realm.services.log);
+    this.byId.set(queue.id, queue);
+    const mine = this.byUser.get(queue.userId);
+    if (mine === undefined) this.byUser.set(queue.userId, queue);
+    else if (Array.isArray(mine)) mine.push(queue);
+    else this.byUser.set(queue.userId, [mine, queue]);
+    if (queue.descriptor.allPublicStreams) this.allPublic.add(queue);
+    dispatch(queue.ref, { kind: 'tick' }); // arms the expiry timer
+    return queue;
   }
 
   private bucket(queueId: string): Ref<never> {
@@ -323,64 +323,64 @@ export class RealmQueues {
     return Array.isArray(mine) ? [...mine] : [mine];
   }
 
-  private unregister(entry: EventQueue): void {
-    if (this.byId.get(entry.id) !== entry) return;
-    this.byId.delete(entry.id);
-    const mine = this.byUser.get(entry.userId);
-    if (mine === entry) this.byUser.delete(entry.userId);
+  private unregister(queue: EventQueue): void {
+    if (this.byId.get(queue.id) !== queue) return;
+    this.byId.delete(queue.id);
+    const mine = this.byUser.get(queue.userId);
+    if (mine === queue) this.byUser.delete(queue.userId);
     else if (Array.isArray(mine)) {
-      const at = mine.indexOf(entry);
+      const at = mine.indexOf(queue);
       if (at >= 0) mine.splice(at, 1);
-      if (mine.length === 1) this.byUser.set(entry.userId, mine[0]!);
+      if (mine.length === 1) this.byUser.set(queue.userId, mine[0]!);
     }
-    this.allPublic.delete(entry);
+    this.allPublic.delete(queue);
   }
 
-  private ended(entry: EventQueue, reason: EndReason): void {
-    this.unregister(entry);
+  private ended(queue: EventQueue, reason: EndReason): void {
+    this.unregister(queue);
     if (reason === 'unavailable') {
       // Kept for the next request to restore again (under another actor name while this actor
       // still answers late messages): no tombstone, no deletion.
-      const name = this.actorNames.get(entry) ?? entry.id;
+      const name = this.actorNames.get(queue) ?? queue.id;
       this.staleNames.add(name);
       setTimeout(() => {
-        stopActor(entry.ref);
+        stopActor(queue.ref);
         this.staleNames.delete(name);
       }, TOMBSTONE_MS).unref();
       return;
     }
-    if (reason !== 'shutdown') this.deleted.push(entry.id);
+    if (reason !== 'shutdown') this.deleted.push(queue.id);
     // The row may outlive the actor's answer by a flush interval; the tombstone covers both.
-    this.tombstones.add(entry.id);
+    this.tombstones.add(queue.id);
     const timer = setTimeout(() => {
-      stopActor(entry.ref);
-      this.tombstones.delete(entry.id);
+      stopActor(queue.ref);
+      this.tombstones.delete(queue.id);
     }, TOMBSTONE_MS);
     timer.unref();
   }
 
   /** Long-poll: resolves with events, or when a heartbeat is due; never inside an actor. */
   /** GET /events: `respond` is called once, now or when an event comes (or the heartbeat is due). */
-  poll(entry: EventQueue, lastEventId: number, dontBlock: boolean, hangup: Hangup, respond: Responder): void {
-    if (!entry.alive) respond.respond({ error: endedError(entry) });
-    else this.tell(entry, { kind: 'poll', lastEventId, dontBlock, respond, hangup });
+  poll(queue: EventQueue, lastEventId: number, dontBlock: boolean, hangup: Hangup, respond: Responder): void {
+    if (!queue.alive) respond.respond({ error: endedError(queue) });
+    else this.tell(queue, { kind: 'poll', lastEventId, dontBlock, respond, hangup });
   }
 
-  attach(entry: EventQueue, socket: QueueSocket, lastEventId: number): void {
-    this.tell(entry, { kind: 'attach', socket, lastEventId });
+  attach(queue: EventQueue, socket: QueueSocket, lastEventId: number): void {
+    this.tell(queue, { kind: 'attach', socket, lastEventId });
   }
 
-  detach(entry: EventQueue, socket: QueueSocket): void {
-    this.tell(entry, { kind: 'detach', socket });
+  detach(queue: EventQueue, socket: QueueSocket): void {
+    this.tell(queue, { kind: 'detach', socket });
   }
 
-  ack(entry: EventQueue, lastEventId: number): void {
-    this.tell(entry, { kind: 'ack', lastEventId });
+  ack(queue: EventQueue, lastEventId: number): void {
+    this.tell(queue, { kind: 'ack', lastEventId });
   }
 
   /** DELETE /events and the like. Resolves once the queue is gone. */
-  async end(entry: EventQueue, reason: EndReason): Promise<void> {
-    await new Promise<void>((done) => this.tell(entry, { kind: 'end', reason, done }));
+  async end(queue: EventQueue, reason: EndReason): Promise<void> {
+    await new Promise<void>((done) => this.tell(queue, { kind: 'end', reason, done }));
     if (reason !== 'shutdown') await this.flush();
   }
 

@@ -93,9 +93,9 @@ export const register = publicEndpoint(registerParams, async (ctx, params) => {
 
 /** The caller's queue, or BAD_EVENT_QUEUE_ID (also for another user's queue). */
 export async function ownQueue(realm: RealmHandle, userId: number, queueId: string): Promise<EventQueue> {
-  const entry = await realm.queues.get(queueId);
-  if (!entry || entry.userId !== userId) throw badQueue(queueId);
-  return entry;
+  const queue = await realm.queues.get(queueId);
+  if (!queue || queue.userId !== userId) throw badQueue(queueId);
+  return queue;
 }
 
 export const getEvents = userEndpoint(
@@ -106,7 +106,7 @@ export const getEvents = userEndpoint(
   }),
   (ctx, params) => {
     const { realm, hangup } = ctx;
-    return ownQueue(realm, ctx.user.id, params.queue_id).then((entry) => pollLater(realm, entry, params.last_event_id, params.dont_block, hangup));
+    return ownQueue(realm, ctx.user.id, params.queue_id).then((queue) => pollLater(realm, queue, params.last_event_id, params.dont_block, hangup));
   },
 );
 
@@ -114,8 +114,8 @@ export const getEvents = userEndpoint(
  * The poll, answered through small objects: while it is parked, what waits is this answer (the
  * queue's id and the dispatcher's exchange) and the exchange; no promise, closure or request.
  */
-function pollLater(realm: RealmHandle, entry: EventQueue, lastEventId: number, dontBlock: boolean, hangup: Hangup): Later {
-  return new Later((to) => realm.queues.poll(entry, lastEventId, dontBlock, hangup, new PollAnswer(to, entry.id)));
+function pollLater(realm: RealmHandle, queue: EventQueue, lastEventId: number, dontBlock: boolean, hangup: Hangup): Later {
+  return new Later((to) => realm.queues.poll(queue, lastEventId, dontBlock, hangup, new PollAnswer(to, queue.id)));
 }
 
 class PollAnswer implements Responder {
@@ -132,8 +132,8 @@ class PollAnswer implements Responder {
 }
 
 export const deleteQueue = userEndpoint(z.object({ queue_id: p.string() }), async (ctx, params) => {
-  const entry = await ownQueue(ctx.realm, ctx.user.id, params.queue_id);
-  await ctx.realm.queues.end(entry, 'deleted');
+  const queue = await ownQueue(ctx.realm, ctx.user.id, params.queue_id);
+  await ctx.realm.queues.end(queue, 'deleted');
   return {};
 });
 
