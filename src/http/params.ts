@@ -252,7 +252,12 @@ function jsonSchemaOf(schema: ZodTypeAny): Record<string, unknown> {
 
 /** Schemas for values inside JSON parameters; messages may use `{at}` for their location. */
 export const j = {
-  int: () => z.number({ invalid_type_error: `${AT} is not an integer` }).int({ message: `${AT} is not an integer` }),
+  /** A safe integer, as p.int() takes at the top level (1e20 is an integer to JSON, not to Postgres). */
+  int: () =>
+    z
+      .number({ invalid_type_error: `${AT} is not an integer` })
+      .int({ message: `${AT} is not an integer` })
+      .safe({ message: `${AT} is not an integer` }),
   /** Group-setting value (convention 8): a group id or {direct_members, direct_subgroups}. */
   get groupSetting() {
     return z.union([
