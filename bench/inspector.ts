@@ -25,10 +25,19 @@ export class Inspector {
     });
   }
 
-  /** Connect to the inspector whose URL the child printed (`output`: its stderr so far). */
-  static async connect(output: string): Promise<Inspector> {
-    const url = LISTENING.exec(output)?.[1];
-    if (!url) throw new Error(`no inspector URL in the process's output:\n${output.slice(-2000)}`);
+  /**
+   * Connect to the inspector whose URL the process prints on stderr (`output`: what it printed so
+   * far). Its stderr and stdout are separate pipes, so the URL may come in after the line a
+   * caller waited for: it is waited for too, up to `timeoutMs`.
+   */
+  static async connect(child: { output(): string }, timeoutMs = 10_000): Promise<Inspector> {
+    const t0 = Date.now();
+    let url = LISTENING.exec(child.output())?.[1];
+    while (!url) {
+      if (Date.now() - t0 > timeoutMs) throw new Error(`no inspector URL in the process's output:\n${child.output().slice(-2000)}`);
+      await new Promise((r) => setTimeout(r, 20));
+      url = LISTENING.exec(child.output())?.[1];
+    }
     const socket = new WebSocket(url);
     await new Promise<void>((resolve, reject) => {
       socket.once('open', () => resolve());

@@ -60,7 +60,7 @@ const INSPECT = '--inspect=127.0.0.1:0';
 
 /**
  * Start a reference server (bench/refs/<file>.js); it prints its port on its first line.
- * `inspect`: with the inspector listening (Inspector.connect(server.output())).
+ * `inspect`: with the inspector listening (Inspector.connect(server)).
  */
 export async function startReference(file: 'r1-json' | 'r2-park', o: { inspect?: boolean } = {}): Promise<Server> {
   const t0 = performance.now();
@@ -100,7 +100,7 @@ export interface ParleyOptions {
   readonly env?: Readonly<Record<string, string>>;
   readonly profile?: Profiling | undefined;
   readonly port?: number;
-  /** With the inspector listening (Inspector.connect(server.output())). */
+  /** With the inspector listening (Inspector.connect(server)). */
   readonly inspect?: boolean;
 }
 

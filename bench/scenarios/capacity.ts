@@ -22,7 +22,7 @@ export async function capacity(ctx: Context): Promise<Comparison[]> {
   let r2AtOnce: number;
   let r2Answer: number;
   let r2Usage;
-  const r2Inspector = await Inspector.connect(r2.output());
+  const r2Inspector = await Inspector.connect(r2);
   try {
     await fetch(`http://127.0.0.1:${r2.port}/count`);
     const before = r2.usage();
@@ -59,7 +59,7 @@ export async function capacity(ctx: Context): Promise<Comparison[]> {
     env: { HEARTBEAT_MS: String(10 * 60_000) },
     inspect: true,
   });
-  const inspector = await Inspector.connect(server.output());
+  const inspector = await Inspector.connect(server);
   let held: number;
   let per: number;
   let atOnce: number;

@@ -35,7 +35,7 @@ async function child(): Promise<{ proc: ChildProcess; output: () => string }> {
 
 t('a full collection gives the garbage back, and protocol errors are rejections', async () => {
   const { proc, output } = await child();
-  const inspector = await Inspector.connect(output());
+  const inspector = await Inspector.connect({ output });
   try {
     const before = usage(proc.pid!).rssBytes;
     const after = await inspector.collectedRss({ usage: () => usage(proc.pid!) });
@@ -47,8 +47,12 @@ t('a full collection gives the garbage back, and protocol errors are rejections'
   }
 });
 
-t('connecting needs the URL the process printed', async () => {
-  assert.match(await rejection(Inspector.connect('no inspector here')), /^no inspector URL/);
+t('connecting waits for the URL the process prints, and gives up without one', async () => {
+  let printed = 'starting\n';
+  setTimeout(() => (printed += 'Debugger listening on ws://127.0.0.1:1/not-listening\n'), 100);
+  // The URL came late and names a closed port: the wait ended and the connection was tried.
+  assert.match(await rejection(Inspector.connect({ output: () => printed })), /ECONNREFUSED/);
+  assert.match(await rejection(Inspector.connect({ output: () => 'no inspector here' }, 200)), /^no inspector URL/);
 });
 
 t.run();
