@@ -19,6 +19,9 @@ export class Inspector {
       if (m.error) p.reject(new Error(`inspector: ${m.error.message}`));
       else p.resolve();
     });
+    // A failure closes the socket too, and the close rejects what waits; the error itself is not
+    // to end the harness.
+    socket.on('error', () => undefined);
     socket.on('close', () => {
       for (const p of this.pending.values()) p.reject(new Error('inspector: connection closed'));
       this.pending.clear();
