@@ -189,6 +189,7 @@ t('a path links to its parent\'s; an actor resolves through the links, and not o
   assert.match(path.toString(), /:\/\/top\/middle\/leaf$/);
   // Options left at their defaults are the prototype's, and names are the path's.
   for (const k of ['log', 'afterStop', 'initialStateFunc', 'name']) assert.not.ok(Object.hasOwn(internals(leaf), k), k);
+  assert.is(internals(leaf).name, 'leaf');
   const ref = leaf as unknown as { name: string; type: string };
   assert.is(ref.name, 'leaf');
   assert.is(ref.type, 'actor');

@@ -33,6 +33,15 @@ t('valid credentials reach the endpoint', async () => {
   assert.is(me.max_message_id, -1);
 });
 
+t('a remembered header authenticates as the user the server has now, after any change of them', async () => {
+  const u = await realm.createUser({ name: 'Before Rename' });
+  assert.is(assertSuccess(await u.get('/api/v1/users/me')).full_name, 'Before Rename');
+  assertSuccess(await u.patch('/api/v1/settings', { full_name: 'After Rename' }));
+  // The same header again: checked anew against the replaced record, never the old one.
+  for (let i = 0; i < 2; i++) assert.is(assertSuccess(await u.get('/api/v1/users/me')).full_name, 'After Rename');
+  assert.is(realm.handle.state.user(u.id)!.full_name, 'After Rename');
+});
+
 t('the email is case-insensitive', async () => {
   const res = await member.get('/api/v1/users/me', {}, { auth: basic(member.email.toUpperCase(), member.apiKey) });
   assert.is(assertSuccess(res).user_id, member.id);

@@ -2,8 +2,8 @@
 // acknowledged, the parked long-poll or the WebSocket of that client, and one deadline (on the
 // realm's shared timer, deadlines.ts): the next heartbeat while a poll is parked, else the idle
 // expiry. Handlers never await (the only await is the one-time restore from the log, which
-// precedes every other message in the mailbox); a parked poll is a callback the actor answers
-// later (DESIGN.md §2–3).
+// precedes every other message in the mailbox); a parked poll is its Responder, which the actor
+// answers later (DESIGN.md §2–3).
 import type { Logger } from 'pino';
 import { ApiError, errors } from '../../domain/errors.js';
 import { eventNarrowPredicate } from '../../domain/event-narrow.js';

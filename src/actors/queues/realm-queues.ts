@@ -280,15 +280,9 @@ export class RealmQueues {
     return queue;
   }
 
-  private register(q: {
-    readonly id: string;
-    readonly userId: number;
-    readonly descriptor: QueueDescriptor;
-    readonly idleTimeoutSecs: number;
-    readonly startEventId: number;
-    readonly acked: number;
-    readonly lastContact: number;
-  }): EventQueue {
+  private register(
+    q: Pick<EventQueue, 'id' | 'userId' | 'descriptor' | 'idleTimeoutSecs' | 'acked' | 'lastContact'> & { readonly startEventId: number },
+  ): EventQueue {
     const queue = new EventQueue(q.id, q.userId, q.descriptor, q.idleTimeoutSecs, q.startEventId, q.acked, q.lastContact, this.env);
     // The id itself names the actor (its path holds that string, not a copy).
     let name = q.id;
