@@ -216,6 +216,21 @@ export function parseUserSettings(raw: unknown): UserSettings {
   return (out ?? UNSET_SETTINGS) as UserSettings;
 }
 
+/**
+ * What users.settings stores: only the settings that differ from their default, which
+ * parseUserSettings fills back in. Most accounts store `{}`, so start-up reads a few bytes per
+ * account, not 2.4 KB of defaults. A setting chosen equal to its default is not kept apart from
+ * one never set: both follow the default.
+ */
+export function storedUserSettings(settings: UserSettings): Record<string, UserSettingValue> {
+  const out: Record<string, UserSettingValue> = {};
+  if (settings === UNSET_SETTINGS) return out;
+  for (const [name, v] of Object.entries(settings) as Array<[string, UserSettingValue]>) {
+    if (v !== DEFAULT_SETTINGS[name]) out[name] = v;
+  }
+  return out;
+}
+
 /** Is this a value the setting accepts? (The parameter codec checked the type already.) */
 export function isValidSettingValue(name: UserSettingName, value: UserSettingValue): boolean {
   const k = USER_SETTINGS[name] as SettingKind;

@@ -2,6 +2,7 @@
 import { sql, type CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
 import { bufferSchema as bytes } from '../domain/exact-check.js';
+import { storedUserSettings, type UserSettings } from '../domain/user-settings.js';
 
 export const userRow = z.object({
   id: z.number(),
@@ -43,7 +44,7 @@ export interface NewUser {
   apiKeyHash: Buffer;
   apiKeySealed: Buffer;
   timezone?: string;
-  settings?: unknown;
+  settings?: UserSettings;
 }
 
 export function insertUser(db: CommonQueryMethods, u: NewUser): Promise<UserRow> {
@@ -52,7 +53,7 @@ export function insertUser(db: CommonQueryMethods, u: NewUser): Promise<UserRow>
                        password_hash, api_key_hash, api_key_sealed, timezone, settings)
     VALUES (${u.realmId}, ${u.email}, ${u.deliveryEmail}, ${u.fullName}, ${u.role}, ${u.isBot}, ${u.botType},
             ${u.botOwnerId}, ${u.passwordHash}, ${sql.binary(u.apiKeyHash)}, ${sql.binary(u.apiKeySealed)},
-            ${u.timezone ?? ''}, ${sql.jsonb((u.settings ?? {}) as never)})
+            ${u.timezone ?? ''}, ${sql.jsonb(u.settings ? storedUserSettings(u.settings) : {})})
     RETURNING ${columns}`);
 }
 
@@ -108,13 +109,13 @@ export interface UserPatch {
   readonly bot_owner_id?: number;
   readonly can_change_user_emails?: boolean;
   readonly can_create_users?: boolean;
-  readonly settings?: unknown;
+  readonly settings?: UserSettings;
 }
 
 export async function updateUser(db: CommonQueryMethods, userId: number, patch: UserPatch): Promise<void> {
   const sets = Object.entries(patch)
     .filter(([, v]) => v !== undefined)
-    .map(([k, v]) => sql.fragment`${sql.identifier([k])} = ${k === 'settings' ? sql.jsonb(v as never) : (v as string | number | boolean)}`);
+    .map(([k, v]) => sql.fragment`${sql.identifier([k])} = ${k === 'settings' ? sql.jsonb(storedUserSettings(v as UserSettings)) : (v as string | number | boolean)}`);
   if (sets.length === 0) return;
   await db.query(sql.unsafe`UPDATE users SET ${sql.join(sets, sql.fragment`, `)} WHERE id = ${userId}`);
 }
@@ -137,14 +138,14 @@ export async function insertMembers(
   db: CommonQueryMethods,
   realmId: number,
   role: number,
-  settings: unknown,
+  settings: UserSettings,
   rows: ReadonlyArray<{ readonly email: string; readonly fullName: string; readonly apiKeyHash: Buffer; readonly apiKeySealed: Buffer }>,
 ): Promise<readonly UserRow[]> {
   const hex = (b: Buffer) => b.toString('hex');
   const inserted = await db.any(sql.type(userRow)`
     INSERT INTO users (realm_id, email, delivery_email, full_name, role, is_bot, api_key_hash, api_key_sealed, settings)
     SELECT ${realmId}, r.email, r.email, r.full_name, ${role}, false, decode(r.hash, 'hex'), decode(r.sealed, 'hex'),
-           ${sql.jsonb(settings as never)}
+           ${sql.jsonb(storedUserSettings(settings))}
     FROM unnest(${sql.array(rows.map((r) => r.email), 'text')}::text[], ${sql.array(rows.map((r) => r.fullName), 'text')}::text[],
                 ${sql.array(rows.map((r) => hex(r.apiKeyHash)), 'text')}::text[], ${sql.array(rows.map((r) => hex(r.apiKeySealed)), 'text')}::text[])
          WITH ORDINALITY AS r(email, full_name, hash, sealed, n)

@@ -6,6 +6,9 @@ import { assertError, assertSuccess } from '../helpers/assert.js';
 import { expectConsistent } from '../helpers/consistency.js';
 import { everyRole, PNG, uploadFile } from '../helpers/people.js';
 import { startTestServer, type TestRealm, type TestServer, type TestUser } from '../helpers/server.js';
+import { sql } from 'slonik';
+import { z } from 'zod';
+import { loadRealmState } from '../../src/actors/realm/state.js';
 
 let server: TestServer;
 let realm: TestRealm;
@@ -50,6 +53,28 @@ settings('each changed setting is one user_settings event', async () => {
   );
   // Unchanged values send nothing.
   assert.equal(await expectConsistent(member, () => member.patch('/api/v1/settings', { color_scheme: 2 }), { types: ['user_settings'] }), []);
+});
+
+settings('the database keeps only the settings that differ from their defaults; they read back whole', async () => {
+  const stored = (id: number) =>
+    server.app.db.oneFirst(sql.type(z.object({ settings: z.record(z.string(), z.unknown()) }))`SELECT settings FROM users WHERE id = ${id}`);
+  const u = await realm.createUser({ email: 'stored@example.com' });
+  assert.equal(await stored(u.id), {});
+  assertSuccess(await u.patch('/api/v1/settings', { enter_sends: true, color_scheme: 2, timezone: 'Europe/Paris' }));
+  assert.equal(await stored(u.id), { enter_sends: true, color_scheme: 2, timezone: 'Europe/Paris' });
+  // Back to its default: nothing stored for it.
+  assertSuccess(await u.patch('/api/v1/settings', { color_scheme: 1 }));
+  assert.equal(await stored(u.id), { enter_sends: true, timezone: 'Europe/Paris' });
+  // What a restart reads is what the running server holds.
+  const reloaded = await loadRealmState(server.app.db, realm.id);
+  assert.equal(reloaded.user(u.id)!.settings, realm.handle.state.user(u.id)!.settings);
+  assert.is(reloaded.user(u.id)!.settings.enter_sends, true);
+  assert.is(reloaded.user(u.id)!.settings.color_scheme, 1);
+  // An organization's own default for new accounts is stored with each new account.
+  assertSuccess(await admin.patch('/api/v1/realm/user_settings_defaults', { twenty_four_hour_time: true }));
+  const v = await realm.createUser({ email: 'stored2@example.com' });
+  assert.equal(await stored(v.id), { twenty_four_hour_time: true });
+  assertSuccess(await admin.patch('/api/v1/realm/user_settings_defaults', { twenty_four_hour_time: false }));
 });
 
 settings('invalid values are refused', async () => {

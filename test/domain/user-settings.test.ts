@@ -3,7 +3,7 @@
 import fc from 'fast-check';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { parseUserSettings, USER_SETTING_NAMES, USER_SETTINGS, userSettingsSchema } from '../../src/domain/user-settings.js';
+import { parseUserSettings, storedUserSettings, USER_SETTING_NAMES, USER_SETTINGS, userSettingsSchema } from '../../src/domain/user-settings.js';
 
 const reading = suite('reading stored user settings');
 
@@ -83,6 +83,25 @@ reading('absent settings take their defaults; unknown keys are dropped', () => {
   assert.is(s.timezone, '');
   assert.not.ok('no_such_setting' in s);
   assert.throws(() => parseUserSettings({ enter_sends: 'yes' }));
+});
+
+reading('the stored form keeps exactly the settings that differ from their defaults, and reads back whole', () => {
+  const defaults = userSettingsSchema.parse({}) as Record<string, unknown>;
+  assert.equal(storedUserSettings(parseUserSettings({})), {});
+  assert.equal(storedUserSettings(userSettingsSchema.parse({})), {});
+  fc.assert(
+    fc.property(storedForm, (raw) => {
+      const parsed = userSettingsSchema.safeParse(raw);
+      if (!parsed.success) return;
+      const settings = parsed.data;
+      const stored = storedUserSettings(settings);
+      const differing = Object.keys(settings).filter((k) => (settings as Record<string, unknown>)[k] !== defaults[k]);
+      assert.equal(Object.keys(stored).sort(), differing.sort());
+      // Through JSON, as the jsonb column gives it back.
+      assert.equal(parseUserSettings(JSON.parse(JSON.stringify(stored))), settings);
+    }),
+    { numRuns: 1000 },
+  );
 });
 
 reading.run();
