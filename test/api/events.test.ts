@@ -288,6 +288,18 @@ ev('idle queues expire; a parked poll keeps its queue alive', async () => {
   assertSuccess(await alice.get('/api/v1/events', { queue_id: busy, last_event_id: last, dont_block: true }));
 });
 
+ev('a queue nothing ever touches again still expires (its first deadline is armed at registration)', async () => {
+  // An organization of its own: no other queue's heartbeat or event wakes this one.
+  const quiet = await server.createRealm();
+  const carol = await quiet.createUser({ name: 'Carol' });
+  // Carol's creation events are released before the queue exists, so none of them reaches it.
+  await new Promise((r) => setTimeout(r, 300));
+  const { queue_id } = await register(carol, { idle_queue_timeout: 1, event_types: ['realm_user'], fetch_event_types: [] });
+  await new Promise((r) => setTimeout(r, 1600));
+  assert.is(quiet.handle.queues.counts().queues, 0);
+  assertError(await carol.get('/api/v1/events', { queue_id, dont_block: true }), `Bad event queue ID: ${queue_id}`, 400, 'BAD_EVENT_QUEUE_ID');
+});
+
 const consistency = suite('register + events == fresh register');
 consistency.after(() => server.close());
 

@@ -13,7 +13,7 @@ import { errors } from '../../domain/errors.js';
 import { Deadlines } from './deadlines.js';
 import { parseDescriptor, sharedDescriptor, type QueueDescriptor } from './descriptor.js';
 import { PresentationCache } from './presentation.js';
-import { endedError, EventQueue, queueActor, type EndReason, type QueueEnvironment, type QueueMsg, type QueueSocket, type Responder } from './queue-actor.js';
+import { endedError, EventQueue, queueActor, schedule, type EndReason, type QueueEnvironment, type QueueMsg, type QueueSocket, type Responder } from './queue-actor.js';
 
 const toPublished = (r: LoggedEventRow): PublishedEvent => ({
   id: r.id,
@@ -295,7 +295,7 @@ export class RealmQueues {
     else if (Array.isArray(mine)) mine.push(queue);
     else this.byUser.set(queue.userId, [mine, queue]);
     if (queue.descriptor.allPublicStreams) this.allPublic.add(queue);
-    dispatch(queue.ref, { kind: 'tick' }); // arms the expiry timer
+    schedule(queue); // its expiry (nothing else knows the queue yet)
     return queue;
   }
 
