@@ -69,11 +69,14 @@ export async function saveCursors(
     WHERE q.id = c.id`);
 }
 
-/** Queues of a realm whose idle time ran out (and are not loaded in this process). */
-export async function deleteExpiredQueues(db: CommonQueryMethods, realmId: number, keep: readonly string[]): Promise<number> {
+/**
+ * Queues of a realm whose idle time ran out by `nowMs`, except `keep`. Contact times are written
+ * from the server's clock, so they are judged by it too, not by the database's.
+ */
+export async function deleteExpiredQueues(db: CommonQueryMethods, realmId: number, keep: readonly string[], nowMs: number): Promise<number> {
   const r = await db.query(sql.unsafe`
     DELETE FROM event_queues
-    WHERE realm_id = ${realmId} AND last_contact + idle_timeout_secs * interval '1 second' < now()
+    WHERE realm_id = ${realmId} AND last_contact + idle_timeout_secs * interval '1 second' < to_timestamp(${nowMs / 1000})
       AND NOT (id = ANY(${sql.array(keep as string[], 'uuid')}))`);
   return r.rowCount;
 }

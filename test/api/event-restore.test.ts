@@ -1,5 +1,6 @@
 // Queues rebuilt from their descriptor and the event log by a fresh process on the same database,
 // downtime credited to idle clocks, log trimming, and the register/events race.
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,7 +15,7 @@ import { parseConfig } from '../../src/config.js';
 import { newServerSecret, secretFromBase64 } from '../../src/domain/secrets.js';
 import { createDispatcher } from '../../src/http/dispatch.js';
 import { apiRoutes, siteRoutes } from '../../src/http/routes.js';
-import { creditDowntime, downtime, markAlive } from '../../src/store/queues.js';
+import { creditDowntime, downtime, insertQueue, markAlive } from '../../src/store/queues.js';
 import { assertError, assertSuccess } from '../helpers/assert.js';
 import { drainEvents } from '../helpers/consistency.js';
 import { within } from '../helpers/load-clients.js';
@@ -198,6 +199,31 @@ t('the sweep trims log rows no queue needs', async () => {
   await realm.handle.queues.sweep();
   const after = await count(acked);
   assert.ok(before >= 2 && after === 0, `rows up to the acknowledged id: before ${before}, after ${after}`);
+});
+
+t('the sweep deletes expired rows no process loaded, and keeps live queues whose row looks expired', async () => {
+  const db = server.app.db;
+  const rows = (ids: string[]) =>
+    db.anyFirst(sql.type(z.object({ id: z.string() }))`SELECT id::text AS id FROM event_queues WHERE id = ANY(${sql.array(ids, 'uuid')})`);
+  // Live, parked past its idle time: its row's contact is the park's, which looks expired.
+  const parkedQueue = assertSuccess(await alice.post('/api/v1/register', { idle_queue_timeout: 1, event_types: ['realm_user'], fetch_event_types: [] })).queue_id;
+  const parked = alice.get('/api/v1/events', { queue_id: parkedQueue, last_event_id: -1 });
+  // Live and fresh: not named to the database, kept because its row has not run out.
+  const freshQueue = assertSuccess(await alice.post('/api/v1/register', { event_types: ['realm_user'], fetch_event_types: [] })).queue_id;
+  // Rows no process loaded: one expired an hour ago, one fresh.
+  const descriptor: unknown = await db.oneFirst(sql.type(z.object({ d: z.unknown() }))`SELECT descriptor AS d FROM event_queues WHERE id = ${freshQueue}`);
+  const [expiredRow, unloadedRow] = [randomUUID(), randomUUID()];
+  const now = server.clock.now();
+  for (const [id, at] of [[expiredRow, now - 3_600_000], [unloadedRow, now]] as const) {
+    await insertQueue(db, { id, realmId: realm.id, userId: alice.id, descriptor, startEventId: 0, idleTimeoutSecs: 600, lastContactMs: at });
+  }
+  await new Promise((r) => setTimeout(r, 1500));
+  await realm.handle.queues.sweep();
+  assert.equal([...(await rows([parkedQueue, freshQueue, expiredRow, unloadedRow]))].sort(), [parkedQueue, freshQueue, unloadedRow].sort());
+  // The parked poll is still answered.
+  await realm.createUser();
+  assert.ok(assertSuccess(await parked).events.length > 0);
+  await db.query(sql.unsafe`DELETE FROM event_queues WHERE id = ${unloadedRow}`);
 });
 
 const race = suite('register/events race');
