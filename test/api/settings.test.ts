@@ -1,14 +1,14 @@
 // PATCH /settings (personal settings, name, password), email visibility with dummy addresses
 // everywhere, and avatars (upload, removal, serving, GET /avatar/{id}).
+import { sql } from 'slonik';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { z } from 'zod';
+import { loadRealmState } from '../../src/actors/realm/state.js';
 import { assertError, assertSuccess } from '../helpers/assert.js';
 import { expectConsistent } from '../helpers/consistency.js';
 import { everyRole, PNG, uploadFile } from '../helpers/people.js';
 import { startTestServer, type TestRealm, type TestServer, type TestUser } from '../helpers/server.js';
-import { sql } from 'slonik';
-import { z } from 'zod';
-import { loadRealmState } from '../../src/actors/realm/state.js';
 
 let server: TestServer;
 let realm: TestRealm;
