@@ -226,6 +226,33 @@ t('the sweep deletes expired rows no process loaded, and keeps live queues whose
   await db.query(sql.unsafe`DELETE FROM event_queues WHERE id = ${unloadedRow}`);
 });
 
+t('a sweep whose deletion fails leaves the flush that waited for it working', async () => {
+  let deleting: () => void = () => {};
+  const deletionStarted = new Promise<void>((r) => (deleting = r));
+  const pool = new Proxy(server.db.pool, {
+    get(target, name) {
+      if (name !== 'query') return Reflect.get(target, name) as unknown;
+      return async (q: { sql: string }) => {
+        if (!/DELETE FROM event_queues[\s\S]*NOT \(id = ANY/.test(q.sql)) return target.query(q as never);
+        deleting();
+        await new Promise((r) => setTimeout(r, 50));
+        throw new Error('deletion refused');
+      };
+    },
+  });
+  const second = await secondApp(pool, server.app.secret);
+  try {
+    const queues = (await second.app.realms.get(realm.id)).queues;
+    const sweep = queues.sweep();
+    await deletionStarted;
+    // Asked for while the deletion is under way: it waits for it, then writes.
+    await queues.flush();
+    await sweep; // the sweep logs its failure
+  } finally {
+    await second.app.close();
+  }
+});
+
 const race = suite('register/events race');
 race.after(() => server.close());
 

@@ -61,7 +61,8 @@ export class RealmQueues {
   private readonly deleted: string[] = [];
   private flushTimer: NodeJS.Timeout | null = null;
   private sweepTimer: NodeJS.Timeout | null = null;
-  private flushing: Promise<void> | null = null;
+  /** The write of queue rows under way (see exclusive). */
+  private writing: Promise<void> | null = null;
   private stopping: Promise<void> | null = null;
 
   constructor(private readonly realm: RealmHandle) {
@@ -353,7 +354,6 @@ export class RealmQueues {
     timer.unref();
   }
 
-  /** Long-poll: resolves with events, or when a heartbeat is due; never inside an actor. */
   /** GET /events: `respond` is called once, now or when an event comes (or the heartbeat is due). */
   poll(queue: EventQueue, lastEventId: number, dontBlock: boolean, hangup: Hangup, respond: Responder): void {
     if (!queue.alive) respond.respond({ error: endedError(queue) });
@@ -397,16 +397,15 @@ export class RealmQueues {
 
   /** Write dirty cursors and contact times, and drop ended queues, in two statements. */
   flush(): Promise<void> {
-    if (this.flushing) return this.flushing.then(() => this.flush());
-    const dirty: Array<{ id: string; acked: number; lastContactMs: number }> = [];
-    for (const q of this.byId.values()) {
-      if (!q.dirty) continue;
-      q.dirty = false;
-      dirty.push({ id: q.id, acked: q.acked, lastContactMs: q.lastContact });
-    }
-    const deleted = this.deleted.splice(0);
-    const db = this.realm.services.db;
-    this.flushing = (async () => {
+    return this.exclusive(async () => {
+      const dirty: Array<{ id: string; acked: number; lastContactMs: number }> = [];
+      for (const q of this.byId.values()) {
+        if (!q.dirty) continue;
+        q.dirty = false;
+        dirty.push({ id: q.id, acked: q.acked, lastContactMs: q.lastContact });
+      }
+      const deleted = this.deleted.splice(0);
+      const db = this.realm.services.db;
       try {
         await store.saveCursors(db, dirty);
         await store.deleteQueues(db, deleted);
@@ -419,11 +418,24 @@ export class RealmQueues {
         }
         this.deleted.push(...deleted);
         this.realm.services.log.warn({ err }, 'queue flush failed');
-      } finally {
-        this.flushing = null;
       }
-    })();
-    return this.flushing;
+    });
+  }
+
+  /**
+   * Run f when none of the registry's writes of queue rows (a flush, the sweep's deletion, the
+   * shutdown's save) is under way; those asked for meanwhile wait for it. What they wait on never
+   * rejects: f's failure is its caller's alone.
+   */
+  private async exclusive(f: () => Promise<void>): Promise<void> {
+    while (this.writing) await this.writing;
+    const run = f();
+    this.writing = run
+      .catch(() => {})
+      .finally(() => {
+        this.writing = null;
+      });
+    return run;
   }
 
   /** Expire persisted queues nobody restored, and trim the event log. */
@@ -431,7 +443,7 @@ export class RealmQueues {
     const db = this.realm.services.db;
     try {
       await this.flush();
-      await this.betweenFlushes(() => this.deleteExpired());
+      await this.exclusive(() => this.deleteExpired());
       await store.trimEventLog(db, this.realm.id, this.realm.events.releasedThrough);
     } catch (err) {
       this.realm.services.log.warn({ err }, 'queue sweep failed');
@@ -443,7 +455,7 @@ export class RealmQueues {
    * looks expired only when its saved contact is not its last one (a contact not flushed yet) or
    * when the queue lives on without new contact (an open socket, a parked poll). Every other live
    * queue's row holds its own contact, which has not run out, so only these few are named, not
-   * every live queue (15,000 ids, 600 KB a minute). Run between flushes: one under way could
+   * every live queue (15,000 ids, 600 KB a minute). Run exclusively: a flush under way could
    * otherwise be saving a contact that this reads as saved.
    */
   private async deleteExpired(): Promise<void> {
@@ -451,21 +463,6 @@ export class RealmQueues {
     const keep: string[] = [];
     for (const q of this.byId.values()) if (q.dirty || q.lastContact + q.idleTimeoutSecs * 1000 <= now) keep.push(q.id);
     await store.deleteExpiredQueues(this.realm.services.db, this.realm.id, keep, now);
-  }
-
-  /**
-   * Run f with no flush under way; flushes asked for meanwhile wait for it. What they wait on
-   * never rejects (a flush catches its own failures): f's failure is its caller's alone.
-   */
-  private async betweenFlushes(f: () => Promise<void>): Promise<void> {
-    while (this.flushing) await this.flushing;
-    const run = f();
-    this.flushing = run
-      .catch(() => {})
-      .finally(() => {
-        this.flushing = null;
-      });
-    return run;
   }
 
   /** Graceful stop: parked polls are answered, sockets closed with 1001, cursors saved. Idempotent. */
@@ -479,17 +476,18 @@ export class RealmQueues {
     if (this.sweepTimer) clearInterval(this.sweepTimer);
     const live = [...this.byId.values()];
     await Promise.all(live.map((q) => new Promise<void>((done) => this.tell(q, { kind: 'end', reason: 'shutdown', done }))));
-    await this.flushing;
     // Shutdown keeps the queues: persist where every client got to.
-    const db = this.realm.services.db;
-    try {
-      await store.saveCursors(db, live.map((q) => ({ id: q.id, acked: q.acked, lastContactMs: q.lastContact })));
-      await store.deleteQueues(db, this.deleted.splice(0));
-      await store.markAlive(db, this.realm.services.clock.now());
-    } catch (err) {
-      // The database is gone too: the queues restart from older cursors, and clients resume
-      // with their last_event_id all the same (the stop goes on).
-      this.realm.services.log.warn({ err, realm: this.realm.id }, 'queue cursors not saved at shutdown');
-    }
+    await this.exclusive(async () => {
+      const db = this.realm.services.db;
+      try {
+        await store.saveCursors(db, live.map((q) => ({ id: q.id, acked: q.acked, lastContactMs: q.lastContact })));
+        await store.deleteQueues(db, this.deleted.splice(0));
+        await store.markAlive(db, this.realm.services.clock.now());
+      } catch (err) {
+        // The database is gone too: the queues restart from older cursors, and clients resume
+        // with their last_event_id all the same (the stop goes on).
+        this.realm.services.log.warn({ err, realm: this.realm.id }, 'queue cursors not saved at shutdown');
+      }
+    });
   }
 }
