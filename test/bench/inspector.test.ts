@@ -17,26 +17,44 @@ async function rejection(p: Promise<unknown>): Promise<string> {
   return assert.unreachable('expected a rejection') as never;
 }
 
-/** A child that holds garbage until asked to collect it, and its stderr so far. */
-async function child(): Promise<{ proc: ChildProcess; output: () => string }> {
-  // 64 MB of garbage, dropped at once: only a collection gives it back.
-  const script = 'let junk = Array.from({ length: 64 }, () => Buffer.alloc(2 ** 20, 1).toString("latin1")); junk = null; setInterval(() => {}, 1000);';
-  const proc = spawn(process.execPath, ['--inspect=127.0.0.1:0', '-e', script], { stdio: ['ignore', 'ignore', 'pipe'] });
+/**
+ * A child that holds 64 MB of strings until told to drop them, its stderr so far, and `drop`,
+ * which resolves once the child has dropped them. Nothing frees them before a collection: the
+ * child allocates nothing more, and the memory reducer, which would collect an idle heap on its
+ * own timer, is off.
+ */
+async function child(): Promise<{ proc: ChildProcess; output: () => string; drop: () => Promise<void> }> {
+  const script = [
+    'let junk = Array.from({ length: 64 }, () => Buffer.alloc(2 ** 20, 1).toString("latin1"));',
+    'process.stdin.once("data", () => { junk = null; process.stdout.write("dropped\\n"); });',
+    'process.stdout.write("holding\\n");',
+  ].join('\n');
+  const proc = spawn(process.execPath, ['--no-memory-reducer', '--inspect=127.0.0.1:0', '-e', script], { stdio: ['pipe', 'pipe', 'pipe'] });
   let out = '';
+  let stdout = '';
   proc.stderr!.on('data', (d: Buffer) => (out += d.toString()));
-  const t0 = Date.now();
-  while (!out.includes('Debugger listening')) {
-    if (Date.now() - t0 > 10_000) throw new Error(`no inspector: ${out}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  await new Promise((r) => setTimeout(r, 300)); // the script has run
-  return { proc, output: () => out };
+  proc.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
+  const until = async (done: () => boolean, what: string) => {
+    const t0 = Date.now();
+    while (!done()) {
+      if (Date.now() - t0 > 10_000) throw new Error(`${what}: ${out}${stdout}`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  };
+  await until(() => stdout.includes('holding'), 'the child never held its garbage');
+  const drop = async () => {
+    proc.stdin!.write('drop\n');
+    await until(() => stdout.includes('dropped'), 'the child never dropped its garbage');
+  };
+  return { proc, output: () => out, drop };
 }
 
 t('a full collection gives the garbage back, and protocol errors are rejections', async () => {
-  const { proc, output } = await child();
+  const { proc, output, drop } = await child();
+  // Connected while the garbage is still held: attaching may itself collect.
   const inspector = await Inspector.connect({ output });
   try {
+    await drop();
     const before = usage(proc.pid!).rssBytes;
     const after = await inspector.collectedRss({ usage: () => usage(proc.pid!) });
     assert.ok(before - after > 32 * 2 ** 20, `RSS ${before} before, ${after} after the collection`);
