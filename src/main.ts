@@ -1,4 +1,5 @@
-// Wiring only: config → store → actors → HTTP, and a graceful shutdown on SIGTERM/SIGINT.
+// Wiring only: config → store → actors → HTTP, and a graceful shutdown on SIGTERM/SIGINT. The
+// bundle's entry: launch.ts (dist/parley.mjs) runs main().
 import { createApp } from './app.js';
 import { bootstrapIfEmpty, describeBootstrap } from './bootstrap.js';
 import { startAdminSocket } from './cli/admin-socket.js';
@@ -10,7 +11,8 @@ import { startHttpServer } from './http/uws.js';
 import { createLogger } from './log.js';
 import { acquireLock } from './process-lock.js';
 
-async function main(): Promise<void> {
+/** Start the server; resolves once it serves. */
+export async function main(): Promise<void> {
   let config;
   try {
     config = parseConfig(process.env);
@@ -72,8 +74,3 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
 }
-
-main().catch((e: unknown) => {
-  process.stderr.write(`Parley failed to start: ${e instanceof Error ? e.message : String(e)}\n`);
-  process.exit(1);
-});
