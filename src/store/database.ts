@@ -11,6 +11,7 @@ import {
 } from 'slonik';
 import { givesBack } from '../domain/exact-check.js';
 import { serveEmbedded } from './embedded-server.js';
+import { parseIntArray } from './int-arrays.js';
 
 export type { DatabasePool } from 'slonik';
 
@@ -81,9 +82,12 @@ const resultParser: Interceptor = {
 };
 
 // Identifiers stay far below 2^53, so int8 is read as a JS number; timestamps as epoch ms.
-const typeParsers: DriverTypeParser[] = createTypeParserPreset().map((p) =>
-  p.name === 'int8' ? { name: 'int8', parse: (v: string) => Number.parseInt(v, 10) } : p,
-);
+// Integer arrays are split rather than walked (int-arrays.ts).
+const typeParsers: DriverTypeParser[] = [
+  ...createTypeParserPreset().map((p) => (p.name === 'int8' ? { name: 'int8', parse: (v: string) => Number.parseInt(v, 10) } : p)),
+  { name: '_int4', parse: parseIntArray },
+  { name: '_int8', parse: parseIntArray },
+];
 
 /** Pool waits, measured between slonik's before- and after-connection hooks (FIFO order). */
 function poolWaitInterceptor(onWait: (seconds: number) => void): Interceptor {
