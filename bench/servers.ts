@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort, SERVER_BIN } from '../test/helpers/process.js';
+import { encodeRequest, HttpConnection } from './load/http-connection.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const CLOCK_TICKS = 100; // USER_HZ on Linux
@@ -104,6 +105,25 @@ export interface ParleyOptions {
   readonly inspect?: boolean;
 }
 
+const HEALTH = encodeRequest({ method: 'GET', path: '/health' }, '127.0.0.1');
+
+/**
+ * Whether GET /health answers 200 (a refused connection: not listening yet). A bare socket, as the
+ * load generators use: fetch's first request set up its own machinery, and the restart's time to
+ * serving read tens of milliseconds late.
+ */
+async function healthy(port: number): Promise<boolean> {
+  const c = new HttpConnection(port, '127.0.0.1');
+  try {
+    await c.ready;
+    return (await c.send(HEALTH)).status === 200;
+  } catch {
+    return false;
+  } finally {
+    c.close();
+  }
+}
+
 /**
  * Start Parley (dist/parley.mjs, as `npm start` does) and wait until GET /health answers 200.
  * Request logs and rate limits are off: the first would measure the log pipe, the second refuse
@@ -134,13 +154,8 @@ export async function startParley(o: ParleyOptions): Promise<Server> {
       child.kill('SIGKILL');
       throw new Error(`Parley did not become healthy:\n${out}`);
     }
-    try {
-      const r = await fetch(`http://127.0.0.1:${port}/health`);
-      if (r.status === 200) break;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 10));
+    if (await healthy(port)) break;
+    await new Promise((r) => setTimeout(r, 5));
   }
   return track('parley', child, port, performance.now() - t0, () => out);
 }
