@@ -63,21 +63,23 @@ export function loadCachedScript(file: string): CachedScript {
       return module.exports;
     },
     save() {
+      const tmp = `${cacheFile}.${process.pid}.tmp`;
       try {
         // A start that ran code the cache's start did not (restoring queues, say) compiled more:
         // the cache grows to hold it.
         const data = script.createCachedData();
         if (cacheUsed && data.length <= cachedData!.length) return false;
-        const tmp = `${cacheFile}.${process.pid}.tmp`;
         writeFileSync(tmp, data);
         renameSync(tmp, cacheFile);
+        // Other builds' caches, and what an interrupted write left.
         const dir = dirname(file);
         const prefix = `${basename(file)}.`;
         for (const f of readdirSync(dir)) {
-          if (f.startsWith(prefix) && f.endsWith(SUFFIX) && join(dir, f) !== cacheFile) rmSync(join(dir, f), { force: true });
+          if (f.startsWith(prefix) && f.includes(SUFFIX) && join(dir, f) !== cacheFile) rmSync(join(dir, f), { force: true });
         }
         return true;
       } catch {
+        rmSync(tmp, { force: true, recursive: true });
         return false;
       }
     },

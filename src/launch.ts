@@ -1,8 +1,8 @@
 // dist/parley.mjs, what `npm start` runs: the server's bundle (dist/parley.cjs, whose entry is
 // main.ts) compiled with V8's code cache (code-cache.ts), then started. The cache is written
 // once the server has served for a few seconds, so that it holds what the start compiled, and
-// again whenever a later start compiled more. With
-// --enable-source-maps the bundle is compiled without a cache, so that stack traces are mapped.
+// again whenever a later start compiled more. With --enable-source-maps the bundle is compiled
+// without a cache, so that stack traces are mapped.
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
