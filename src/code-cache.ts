@@ -40,8 +40,10 @@ const SUFFIX = '.v8cache';
  * use import(): Node 20 loses a script's import() callback when it is compiled from a cache.
  */
 export function loadCachedScript(file: string): CachedScript {
-  const source = readFileSync(file, 'utf8');
-  const key = createHash('sha256').update(source).update(`\0${process.version}\0${process.arch}`).digest('hex').slice(0, 16);
+  // Hashed as read: hashing the decoded string would encode it to UTF-8 again.
+  const bytes = readFileSync(file);
+  const key = createHash('sha256').update(bytes).update(`\0${process.version}\0${process.arch}`).digest('hex').slice(0, 16);
+  const source = bytes.toString('utf8');
   const cacheFile = `${file}.${key}${SUFFIX}`;
   let cachedData: Buffer | undefined;
   try {
