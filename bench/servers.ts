@@ -109,8 +109,8 @@ const HEALTH = encodeRequest({ method: 'GET', path: '/health' }, '127.0.0.1');
 
 /**
  * Whether GET /health answers 200 (a refused connection: not listening yet). A bare socket, as the
- * load generators use: fetch's first request set up its own machinery, and the restart's time to
- * serving read tens of milliseconds late.
+ * load generators use, so that the time to serving holds no machinery of the harness's own (fetch
+ * sets up its dispatcher on its first request).
  */
 async function healthy(port: number): Promise<boolean> {
   const c = new HttpConnection(port, '127.0.0.1');

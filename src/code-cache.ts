@@ -96,7 +96,9 @@ export function runModule(file: string, require: NodeJS.Require): unknown {
   // Module#_compile is what Node's loader calls; it registers the file's source map.
   const m = new Module(file) as Module & { _compile(source: string, filename: string): void; paths: string[] };
   m.filename = file;
-  m.paths = require.resolve.paths('.') ?? [];
+  // Where require.resolve() looks for packages: a bare name's lookup paths, the node_modules
+  // directories from the file's own up.
+  m.paths = require.resolve.paths('package') ?? [];
   m.require = require as Module['require'];
   m._compile(readFileSync(file, 'utf8'), file);
   return m.exports;

@@ -112,6 +112,13 @@ test('the given require is the script\'s, compiled with or without a cache', () 
   assert.equal(runModule(file, require), { x: 'handed over' });
 });
 
+test('run as Node runs a module, require.resolve finds packages from the file up', () => {
+  mkdirSync(join(dir, 'node_modules', 'beside'), { recursive: true });
+  writeFileSync(join(dir, 'node_modules', 'beside', 'index.js'), '');
+  writeFileSync(file, "exports.found = require.resolve('beside');\n");
+  assert.equal(runModule(file, requireHere()), { found: join(dir, 'node_modules', 'beside', 'index.js') });
+});
+
 test('run as Node runs a module, a thrown error names the file and line', () => {
   writeFileSync(file, "exports.fail = () => {\n  throw new Error('here');\n};\n");
   const { fail } = runModule(file, requireHere()) as { fail(): void };
