@@ -1,8 +1,8 @@
 // The launcher's code cache (src/code-cache.ts) on small scripts in a directory of their own.
 // Each start is a process of its own: within one process V8 finds a script it compiled before in
 // its own memory and never reads the cache.
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
