@@ -1,5 +1,6 @@
 // Integer arrays read from the database (src/store/int-arrays.ts): the split fast path against
 // pg's own parser, and the real types through the pool.
+import fc from 'fast-check';
 import pg from 'pg';
 import { sql } from 'slonik';
 import { suite } from 'uvu';
@@ -16,31 +17,22 @@ test.before(async () => {
 });
 test.after(() => db.close());
 
-/** Deterministic pseudo-random numbers (xorshift). */
-function rng(seed: number): () => number {
-  let s = seed;
-  return () => {
-    s ^= s << 13;
-    s ^= s >>> 17;
-    s ^= s << 5;
-    return (s >>> 0) / 2 ** 32;
-  };
-}
-
 test('one-dimensional arrays read as pg reads them, as numbers', () => {
   const general = (pg.types.getTypeParser as (oid: number, format: 'text') => (text: string) => Array<string | null>)(1016, 'text');
-  const next = rng(7);
-  for (let i = 0; i < 2000; i++) {
-    const values = Array.from({ length: Math.floor(next() * 12) }, () => {
-      const r = next();
-      if (r < 0.1) return null;
-      const magnitude = r < 0.5 ? 100 : r < 0.8 ? 2 ** 31 : Number.MAX_SAFE_INTEGER;
-      return Math.floor((next() - 0.5) * 2 * magnitude);
-    });
-    const text = `{${values.map((v) => (v === null ? 'NULL' : String(v))).join(',')}}`;
-    assert.equal(parseIntArray(text), values, text);
-    assert.equal(parseIntArray(text), general(text).map((v) => (v === null ? null : Number(v))), text);
-  }
+  const element = fc.oneof(
+    { weight: 1, arbitrary: fc.constant(null) },
+    { weight: 4, arbitrary: fc.integer({ min: -100, max: 100 }) },
+    { weight: 3, arbitrary: fc.integer() },
+    { weight: 2, arbitrary: fc.maxSafeInteger() },
+  );
+  fc.assert(
+    fc.property(fc.array(element, { maxLength: 12 }), (values) => {
+      const text = `{${values.map((v) => (v === null ? 'NULL' : String(v))).join(',')}}`;
+      assert.equal(parseIntArray(text), values, text);
+      assert.equal(parseIntArray(text), general(text).map((v) => (v === null ? null : Number(v))), text);
+    }),
+    { numRuns: 2000 },
+  );
 });
 
 test('nested arrays and explicit bounds go to the general parser', () => {
