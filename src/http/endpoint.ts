@@ -46,18 +46,6 @@ export class RawResponse {
   ) {}
 }
 
-/**
- * JSON spliced into a response body as UTF-8 it writes itself (event lists whose parts many queues
- * share): serializeBody sizes the body, allocates it once and has `write` fill in this part.
- */
-export class RawJson {
-  constructor(
-    readonly byteLength: number,
-    /** Writes exactly byteLength bytes into `out` at `at`. */
-    readonly write: (out: Buffer, at: number) => void,
-  ) {}
-}
-
 export type Data = Record<string, unknown>;
 
 /** Where a Later's answer goes: once, with the data or an ApiError. */

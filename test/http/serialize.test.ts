@@ -3,14 +3,26 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { serializeBody, serializeSuccess } from '../../src/http/dispatch.js';
-import { RawJson } from '../../src/http/endpoint.js';
-import { eventsFrame, eventsJsonSize, writeEventsJson, type BufferedEvent } from '../../src/actors/queues/presentation.js';
+import { RawJson } from '../../src/domain/raw-json.js';
+import { eventsFrame, EventsJson, type BufferedEvent } from '../../src/actors/queues/presentation.js';
 
-const raw = (json: string) => {
-  const bytes = Buffer.from(json);
-  return new RawJson(bytes.length, (out, at) => void bytes.copy(out, at));
-};
+class RawBytes extends RawJson {
+  readonly byteLength: number;
+
+  constructor(private readonly bytes: Buffer) {
+    super();
+    this.byteLength = bytes.length;
+  }
+
+  write(out: Buffer, at: number): void {
+    this.bytes.copy(out, at);
+  }
+}
+
+const raw = (json: string) => new RawBytes(Buffer.from(json));
 const event = (id: number, text: string): BufferedEvent => ({ id, json: Buffer.from(JSON.stringify({ type: 'typing', text, id })) });
+
+const text = (b: string | Buffer) => (typeof b === 'string' ? b : b.toString('utf8'));
 
 const t = suite('serializeBody');
 
@@ -33,21 +45,22 @@ t('a raw part first and last', () => {
 
 t('an event list is written as a JSON array of the events, at its place', () => {
   const events = [event(3, 'a'), event(4, 'ü'), event(5, '')];
-  const size = eventsJsonSize(events);
+  const json = new EventsJson(events);
+  const size = json.byteLength;
   const out = Buffer.alloc(size + 4, 0x20);
-  writeEventsJson(events, out, 2);
+  json.write(out, 2);
   assert.equal(JSON.parse(out.toString()), [
     { type: 'typing', text: 'a', id: 3 },
     { type: 'typing', text: 'ü', id: 4 },
     { type: 'typing', text: '', id: 5 },
   ]);
   assert.is(out.subarray(0, 2).toString() + out.subarray(size + 2).toString(), '    ', 'nothing written outside its bytes');
-  assert.is(eventsJsonSize([]), 2);
+  assert.is(new EventsJson([]).byteLength, 2);
   assert.is(eventsFrame([]).toString(), '{"events":[]}');
   assert.equal(JSON.parse(eventsFrame(events).toString()).events.map((e: { id: number }) => e.id), [3, 4, 5]);
+  const answer = JSON.parse(text(serializeSuccess({ events: new EventsJson(events), queue_id: 'q' }, [])));
+  assert.equal([answer.events.map((e: { id: number }) => e.id), answer.queue_id], [[3, 4, 5], 'q'], 'as a long-poll answer');
 });
-
-const text = (b: string | Buffer) => (typeof b === 'string' ? b : b.toString('utf8'));
 
 t('a success body: result and msg first, then the members, then the ignored parameters', () => {
   assert.is(serializeSuccess({ queue_id: 'q', n: 2 }, []), '{"result":"success","msg":"","queue_id":"q","n":2}');

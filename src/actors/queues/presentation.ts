@@ -4,6 +4,7 @@
 import { CAPABILITY_KEYS } from '../../domain/client-capabilities.js';
 import { presentEvent } from '../../domain/events/present.js';
 import type { ClientEvent, ClientView, RealmLookup } from '../../domain/events/view.js';
+import { RawJson } from '../../domain/raw-json.js';
 import type { PublishedEvent } from '../event-sequencer.js';
 
 /**
@@ -62,7 +63,7 @@ const OPEN = 0x5b;
 const CLOSE = 0x5d;
 
 /** The size of `[e1,e2,…]` in bytes. */
-export function eventsJsonSize(events: readonly BufferedEvent[]): number {
+function eventsJsonSize(events: readonly BufferedEvent[]): number {
   let size = 2 + Math.max(0, events.length - 1);
   for (const e of events) size += e.json.length;
   return size;
@@ -74,7 +75,7 @@ export function eventsJsonSize(events: readonly BufferedEvent[]): number {
  * heap (large objects, which bring on full collections) and an encoding pass when written; as
  * bytes each event is copied once, into the answer.
  */
-export function writeEventsJson(events: readonly BufferedEvent[], out: Buffer, at: number): void {
+function writeEventsJson(events: readonly BufferedEvent[], out: Buffer, at: number): void {
   out[at++] = OPEN;
   for (let i = 0; i < events.length; i++) {
     if (i > 0) out[at++] = COMMA;
@@ -82,6 +83,20 @@ export function writeEventsJson(events: readonly BufferedEvent[], out: Buffer, a
     at += events[i]!.json.length;
   }
   out[at] = CLOSE;
+}
+
+/** A long-poll answer's events, `[e1,e2,…]`, written into the answer's body as bytes. */
+export class EventsJson extends RawJson {
+  readonly byteLength: number;
+
+  constructor(private readonly events: readonly BufferedEvent[]) {
+    super();
+    this.byteLength = eventsJsonSize(events);
+  }
+
+  write(out: Buffer, at: number): void {
+    writeEventsJson(this.events, out, at);
+  }
 }
 
 const FRAME_HEAD = Buffer.from('{"events":');

@@ -15,12 +15,17 @@ import type { PublishedEvent } from '../event-sequencer.js';
 import { dispatch, type Ref } from '../runtime.js';
 import type { Deadlines, Scheduled } from './deadlines.js';
 import { wantsType, type QueueDescriptor } from './descriptor.js';
-import { eventsFrame, PresentationCache, viewVariant, type BufferedEvent } from './presentation.js';
+import { EventsJson, eventsFrame, PresentationCache, viewVariant, type BufferedEvent } from './presentation.js';
 
-export type PollResult = { readonly events: readonly BufferedEvent[] } | { readonly error: ApiError };
-/** Where a poll's one answer goes; an object, which waits while the poll is parked. */
+/** A poll's answer: the events after its cursor, and its queue's id. */
+export type PollAnswer = { readonly events: EventsJson; readonly queue_id: string };
+
+/**
+ * Where a poll's one answer goes: the request's exchange itself, which waits while the poll is
+ * parked (no object of the poll's own between the two).
+ */
 export interface Responder {
-  respond(r: PollResult): void;
+  answer(out: PollAnswer | ApiError): void;
 }
 
 /** The client end of a WebSocket bound to this queue. */
@@ -168,7 +173,7 @@ function closeEnded(queue: EventQueue, socket: QueueSocket): void {
  */
 export function queueActor(q: EventQueue, msg: QueueMsg): EventQueue | Promise<EventQueue> {
   if (!q.alive) {
-    if (msg.kind === 'poll') msg.respond.respond({ error: endedError(q) });
+    if (msg.kind === 'poll') msg.respond.answer(endedError(q));
     if (msg.kind === 'attach') closeEnded(q, msg.socket);
     if (msg.kind === 'end') msg.done?.();
     return q;
@@ -187,7 +192,7 @@ export function queueActor(q: EventQueue, msg: QueueMsg): EventQueue | Promise<E
       if (q.parked === msg.respond) {
         takeParked(q);
         touch(q);
-        msg.respond.respond({ events: [] });
+        answerEvents(q, msg.respond, NO_EVENTS);
       }
       break;
     case 'tick':
@@ -295,7 +300,11 @@ function takeParked(q: EventQueue): Responder | null {
 
 function respondWith(q: EventQueue, respond: Responder): void {
   if (q.buffer.length > 0) q.env.delivered(q.buffer.length);
-  respond.respond({ events: q.buffer.slice() });
+  answerEvents(q, respond, q.buffer.slice());
+}
+
+function answerEvents(q: EventQueue, respond: Responder, events: readonly BufferedEvent[]): void {
+  respond.answer({ events: new EventsJson(events), queue_id: q.id });
 }
 
 function acknowledge(q: EventQueue, lastEventId: number): void {
@@ -365,7 +374,8 @@ function end(q: EventQueue, reason: EndReason): void {
   q.env.deadlines.delete(q);
   const respond = takeParked(q);
   // On shutdown the client is told nothing went wrong and re-polls the restarted server.
-  if (respond) respond.respond(reason === 'shutdown' ? { events: q.buffer.slice() } : { error: endedError(q) });
+  if (respond && reason === 'shutdown') answerEvents(q, respond, q.buffer.slice());
+  else if (respond) respond.answer(endedError(q));
   if (q.socket) {
     closeEnded(q, q.socket);
     q.socket = null;

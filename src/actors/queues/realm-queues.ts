@@ -356,7 +356,7 @@ export class RealmQueues {
 
   /** GET /events: `respond` is called once, now or when an event comes (or the heartbeat is due). */
   poll(queue: EventQueue, lastEventId: number, dontBlock: boolean, hangup: Hangup, respond: Responder): void {
-    if (!queue.alive) respond.respond({ error: endedError(queue) });
+    if (!queue.alive) respond.answer(endedError(queue));
     else this.tell(queue, { kind: 'poll', lastEventId, dontBlock, respond, hangup });
   }
 

@@ -3,16 +3,15 @@
 import { z } from 'zod';
 import { spectatorsAllowed } from '../../actors/realm/channel-view.js';
 import type { RealmHandle } from '../../actors/realm/actor.js';
-import type { PollResult, EventQueue, Responder } from '../../actors/queues/queue-actor.js';
+import type { EventQueue } from '../../actors/queues/queue-actor.js';
 import { badQueue } from '../../actors/queues/queue-actor.js';
 import { capabilitiesSchema, NO_CAPABILITIES } from '../../domain/client-capabilities.js';
 import { errors } from '../../domain/errors.js';
 import { checkEventNarrow, narrowSchema } from '../../domain/event-narrow.js';
 import { isGuest } from '../../domain/roles.js';
 import { SERVICE_FEATURE_LEVEL, SERVICE_MERGE_BASE, SERVICE_VERSION } from '../../version.js';
-import { Later, publicEndpoint, RawJson, userEndpoint, type LaterAnswer, type RequestContext } from '../endpoint.js';
+import { Later, publicEndpoint, userEndpoint, type RequestContext } from '../endpoint.js';
 import type { Hangup } from '../../hangup.js';
-import { eventsJsonSize, writeEventsJson } from '../../actors/queues/presentation.js';
 import { p } from '../params.js';
 import { stateProviders } from '../register/index.js';
 import { baseState, type RegisterOptions, type StateContext } from '../register/state.js';
@@ -111,24 +110,11 @@ export const getEvents = userEndpoint(
 );
 
 /**
- * The poll, answered through small objects: while it is parked, what waits is this answer (the
- * queue's id and the dispatcher's exchange) and the exchange; no promise, closure or request.
+ * The poll, answered later: while it is parked, what waits is the dispatcher's exchange, which
+ * the queue answers itself; no promise, closure or request.
  */
 function pollLater(realm: RealmHandle, queue: EventQueue, lastEventId: number, dontBlock: boolean, hangup: Hangup): Later {
-  return new Later((to) => realm.queues.poll(queue, lastEventId, dontBlock, hangup, new PollAnswer(to, queue.id)));
-}
-
-class PollAnswer implements Responder {
-  constructor(
-    private readonly to: LaterAnswer,
-    private readonly queueId: string,
-  ) {}
-
-  respond(r: PollResult): void {
-    if ('error' in r) return this.to.answer(r.error);
-    const events = r.events;
-    this.to.answer({ events: new RawJson(eventsJsonSize(events), (out, at) => writeEventsJson(events, out, at)), queue_id: this.queueId });
-  }
+  return new Later((to) => realm.queues.poll(queue, lastEventId, dontBlock, hangup, to));
 }
 
 export const deleteQueue = userEndpoint(z.object({ queue_id: p.string() }), async (ctx, params) => {
