@@ -176,28 +176,39 @@ t('an actor that spawns a child gets a map of its own; the shared empty one is n
   assert.is(internals(childless).children.size, 0);
 });
 
-t('a path links to its parent\'s; an actor resolves through the links, and not once stopped', async () => {
+t('a reference holds its actor until it stops; paths are made when asked', async () => {
   const top = spawnActor<number[], Msg>(runtime.system, 'top', handler, [], runtime.log);
   const middle = spawnActor<number[], Msg>(top, 'middle', handler, [], runtime.log);
   const leaf = spawnActor<number[], Msg>(middle, 'leaf', handler, [], runtime.log);
   dispatch(leaf, { kind: 'add', n: 3 });
   assert.equal(await get(leaf), [3]);
-  const path = internals(leaf).path;
-  assert.is(path.parent, internals(middle).path, 'no array of every name from the root');
-  assert.not.ok(Object.hasOwn(path, 'parts'), 'the names are made when asked');
-  assert.equal(path.parts, ['top', 'middle', 'leaf']);
-  assert.match(path.toString(), /:\/\/top\/middle\/leaf$/);
-  // Options left at their defaults are the prototype's, and names are the path's.
-  for (const k of ['log', 'afterStop', 'initialStateFunc', 'name']) assert.not.ok(Object.hasOwn(internals(leaf), k), k);
+  const ref = leaf as unknown as { actor: unknown; name: string; type: string; path: ActorInternals['path'] };
+  assert.is(ref.actor, internals(leaf), 'a message reaches the actor without a walk from the root');
+  // No path object per actor: one is made when asked, from the names.
+  for (const k of ['path', 'log', 'afterStop', 'initialStateFunc']) assert.not.ok(Object.hasOwn(internals(leaf), k), k);
+  assert.not.ok(Object.hasOwn(ref, 'path') || Object.hasOwn(ref, 'type') || Object.hasOwn(ref, 'system'), 'a reference keeps its actor, parent and name');
+  assert.equal(ref.path.parts, ['top', 'middle', 'leaf']);
+  assert.match(ref.path.toString(), /:\/\/top\/middle\/leaf$/);
+  assert.match(internals(leaf).path.toString(), /:\/\/top\/middle\/leaf$/);
   assert.is(internals(leaf).name, 'leaf');
-  const ref = leaf as unknown as { name: string; type: string };
   assert.is(ref.name, 'leaf');
   assert.is(ref.type, 'actor');
-  assert.not.ok(Object.hasOwn(ref, 'name') || Object.hasOwn(ref, 'type'), 'a reference keeps neither of its own');
+  assert.throws(() => spawnActor<number[], Msg>(top, 'no spaces', handler, [], runtime.log), /path may only contain/);
   nact.stop(middle as never);
   await new Promise((r) => setTimeout(r, 10));
-  assert.is(internals(leaf), undefined, 'a stopped actor is not found through its path');
+  assert.is(internals(leaf), undefined, 'a stopped actor is not found through its reference');
+  assert.is(ref.actor, null, 'nor kept alive by it');
+  dispatch(leaf, { kind: 'add', n: 4 }); // to a stopped actor: nothing, as before
+  assert.match(ref.path.toString(), /:\/\/top\/middle\/leaf$/, 'a stopped actor\'s reference still names it');
   assert.equal(await get(top), []);
+});
+
+t('stopping the system stops every actor, children included', () => {
+  const system = nact.start();
+  const parent = spawnActor<number[], Msg>(system as never, 'parent', handler, [], runtime.log);
+  const child = spawnActor<number[], Msg>(parent, 'child', handler, [], runtime.log);
+  nact.stop(system);
+  for (const ref of [parent, child]) assert.is((ref as unknown as { actor: unknown }).actor, null);
 });
 
 t.run();
