@@ -100,8 +100,7 @@ export class EventQueue implements ClientView, Scheduled, HangupListener {
   parkedHangup: Hangup | null = null;
   socket: QueueSocket | null = null;
   socketSent: number;
-  /** When its tick is due (a later deadline does not move it: the tick re-checks); see Deadlines. */
-  deadlineAt = 0;
+  /** Its place in the realm's deadlines (its next tick; a later deadline does not move it: the tick re-checks). */
   heapIndex = -1;
   heartbeatRequested = false;
 
