@@ -99,6 +99,26 @@ t('a client that sends its body too slowly gets a 408 and is disconnected', asyn
   assert.ok(Date.now() - started < 3000);
 });
 
+t('each body has its own time limit: one started later is cut after its own, one finished in time is served', async () => {
+  const head = (length: number) => `POST /api/v1/fetch_api_key HTTP/1.1\r\nHost: ${realm.host}\r\nContent-Length: ${length}\r\nContent-Type: application/x-www-form-urlencoded\r\n\r\n`;
+  const slow = () => {
+    const started = Date.now();
+    return raw(http.port, [`${head(100)}username=a`], { timeoutMs: 5000 }).then((r) => ({ ...r, ms: Date.now() - started }));
+  };
+  const first = slow();
+  await new Promise((r) => setTimeout(r, 250));
+  const second = slow();
+  // Sent in three parts over about 200 ms, across the moment the first body's time runs out.
+  const body = 'username=nobody%40example.com&password=wrong';
+  const inTime = raw(http.port, [head(body.length) + body.slice(0, 10), body.slice(10, 20), body.slice(20)], { gapMs: 100, timeoutMs: 5000 });
+  const [a, b, c] = await Promise.all([first, second, inTime]);
+  assert.match(a.text, /^HTTP\/1\.1 408/);
+  assert.match(b.text, /^HTTP\/1\.1 408/);
+  assert.ok(b.ms >= 380, `the later body had its own 400 ms (cut after ${b.ms} ms)`);
+  assert.match(c.text, /^HTTP\/1\.1 \d{3} /);
+  assert.not.match(c.text, /^HTTP\/1\.1 408/, 'the body finished in time was read');
+});
+
 t('an invalid Content-Length is a 400', async () => {
   const r = await raw(http.port, [`POST /api/v1/fetch_api_key HTTP/1.1\r\nHost: ${realm.host}\r\nContent-Length: 12abc\r\n\r\n`]);
   assert.ok(/^HTTP\/1\.1 400/.test(r.text) || r.closed, r.text);
