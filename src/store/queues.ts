@@ -32,13 +32,16 @@ export function findQueue(db: CommonQueryMethods, realmId: number, id: string): 
     FROM event_queues WHERE id = ${id}::uuid AND realm_id = ${realmId}`);
 }
 
-/** Every queue of a realm still within its idle time (start-up restore). */
-export function liveQueues(db: CommonQueryMethods, realmId: number): Promise<readonly QueueRow[]> {
+/**
+ * Every queue of a realm still within its idle time at `nowMs` (start-up restore). The server's
+ * clock, not the database's: the on-demand restore, the ticks and the sweep judge expiry by it.
+ */
+export function liveQueues(db: CommonQueryMethods, realmId: number, nowMs: number): Promise<readonly QueueRow[]> {
   return db.any(sql.type(queueRow)`
     SELECT id::text, realm_id, user_id, descriptor::text, start_event_id, acked_event_id, idle_timeout_secs, last_contact
     FROM event_queues
     WHERE realm_id = ${realmId} AND user_id IS NOT NULL
-      AND last_contact + idle_timeout_secs * interval '1 second' >= now()`);
+      AND last_contact + idle_timeout_secs * interval '1 second' >= to_timestamp(${nowMs / 1000})`);
 }
 
 /** One probe of event_queues_realm per organization, not a scan of every queue (45 ms at 10,000). */

@@ -11,6 +11,7 @@ import * as assert from 'uvu/assert';
 import { z } from 'zod';
 import { writeWithEvents } from '../../src/actors/realm-events.js';
 import { createApp, type App } from '../../src/app.js';
+import { ManualClock, type Clock } from '../../src/clock.js';
 import { parseConfig } from '../../src/config.js';
 import { newServerSecret, secretFromBase64 } from '../../src/domain/secrets.js';
 import { createDispatcher } from '../../src/http/dispatch.js';
@@ -27,9 +28,9 @@ let alice: TestUser;
 const secret = secretFromBase64(newServerSecret());
 
 /** A second process image on the same database (what a restart after a crash looks like). */
-async function secondApp(pool = server.db.pool, appSecret = secret): Promise<{ app: App; server: TestServer }> {
+async function secondApp(pool = server.db.pool, appSecret = secret, clock?: Clock): Promise<{ app: App; server: TestServer }> {
   const config = parseConfig({ DATA_DIR: mkdtempSync(join(tmpdir(), 'parley-restore-')), LOG_LEVEL: 'silent', QUEUE_FLUSH_INTERVAL_MS: '3600000' });
-  const app = await createApp({ config, log: pino({ level: 'silent' }), database: { ...server.db, pool }, secret: appSecret });
+  const app = await createApp({ config, log: pino({ level: 'silent' }), database: { ...server.db, pool }, secret: appSecret, ...(clock ? { clock } : {}) });
   return { app, server: new TestServer(app, createDispatcher(app, { api: apiRoutes, site: siteRoutes }), server.db, server.clock) };
 }
 
@@ -270,6 +271,28 @@ race('a change racing a register is in its state or in its events, never neither
     assert.is(new Set(inEvents).size, inEvents.length, 'no event twice');
     for (const u of created) assert.ok(inState.has(u.id) || inEvents.includes(u.id), `user ${u.id} lost in round ${round}`);
     await alice.delete('/api/v1/events', { queue_id: reg.queue_id });
+  }
+});
+
+t("the start-up restore judges expiry by the server's clock, as the restore on demand and the sweep do", async () => {
+  const db = server.app.db;
+  const now = Date.now();
+  const id = '33333333-3333-4333-8333-333333333333';
+  await db.query(sql.unsafe`
+    INSERT INTO event_queues (id, realm_id, user_id, descriptor, start_event_id, acked_event_id, idle_timeout_secs, last_contact)
+    VALUES (${id}, ${realm.id}, ${alice.id}, ${sql.jsonb({ eventTypes: null, narrow: [], allPublicStreams: false, capabilities: {}, applyMarkdown: false, clientExtavatar: true })},
+            0, 0, 60, to_timestamp(${now / 1000}))`);
+  // A server whose clock is two minutes ahead of the database's, alive until then (no downtime
+  // to credit): by its clock the queue expired a minute ago; by the database's it has not.
+  const ahead = new ManualClock(now + 120_000);
+  await markAlive(db, ahead.now());
+  const second = await secondApp(server.db.pool, server.app.secret, ahead);
+  try {
+    const poll = await second.server.request('GET', '/api/v1/events', { queue_id: id, dont_block: true }, { host: realm.host, auth: alice.auth });
+    assertError(poll, `Bad event queue ID: ${id}`, 400, 'BAD_EVENT_QUEUE_ID');
+  } finally {
+    await second.app.close();
+    await markAlive(db, Date.now());
   }
 });
 

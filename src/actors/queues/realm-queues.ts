@@ -218,7 +218,7 @@ export class RealmQueues {
    */
   async restoreAll(): Promise<number> {
     const { services } = this.realm;
-    const rows = await store.liveQueues(services.db, this.realm.id);
+    const rows = await store.liveQueues(services.db, this.realm.id, services.clock.now());
     this.handOver(); // what was released before these queues exist is theirs only through the log
     const fresh = rows.filter((r) => !this.byId.has(r.id) && this.realm.state.user(r.user_id!)?.is_active);
     if (fresh.length === 0) return 0;
