@@ -67,7 +67,9 @@ async function template(): Promise<Record<string, string>> {
   if (process.env.PARLEY_TEST_TEMPLATE_DB || process.env.PARLEY_TEST_TEMPLATE_DUMP) return process.env as Record<string, string>;
   ownTemplate ??= prepareTemplate();
   const t = await ownTemplate;
-  process.once('exit', () => void t.cleanup());
+  // Dropped once the file's work is done: an 'exit' handler cannot wait for the DROP (it left
+  // every template of a file run alone behind).
+  process.once('beforeExit', () => void t.cleanup());
   return t.env;
 }
 
