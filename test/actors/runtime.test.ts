@@ -198,8 +198,16 @@ t('an actor is its own reference, reached until it stops; paths are made when as
   assert.is(ref.actor, null);
   dispatch(leaf, { kind: 'add', n: 4 }); // to a stopped actor: nothing, as before
   assert.match(ref.path.toString(), /:\/\/top\/middle\/leaf$/, 'a stopped actor\'s reference still names it');
-  nact.stop(middle as never); // twice: nothing
   assert.equal(await get(top), []);
+});
+
+t('an actor stops once: stopped again, it does nothing', async () => {
+  let stops = 0;
+  const ref = nact.spawn(runtime.system as never, (state: number) => state, 'stops-once', { initialState: 0, afterStop: () => stops++ } as never);
+  nact.stop(ref);
+  (ref as unknown as { stop(): void }).stop(); // the actor itself: its reference
+  await new Promise((r) => setTimeout(r, 20));
+  assert.is(stops, 1);
 });
 
 t('stopping the system stops every actor, children included', () => {

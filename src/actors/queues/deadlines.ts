@@ -82,8 +82,9 @@ export class Deadlines<T extends Scheduled> {
   }
 
   private arm(): void {
-    if (this.items.length === 0 || this.times[0]! >= this.armedAt) return;
+    if (this.items.length === 0) return;
     const first = this.times[0]!;
+    if (first >= this.armedAt) return;
     if (this.timer) clearTimeout(this.timer);
     this.armedAt = first;
     this.timer = setTimeout(() => this.fire(), Math.max(0, Math.min(first - this.now(), 2_147_000_000)));
