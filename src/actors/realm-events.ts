@@ -4,6 +4,7 @@
 import type { CommonQueryMethods, DatabasePool } from 'slonik';
 import { isDatabaseUnavailable } from '../store/database.js';
 import { eventLogged, insertEvents } from '../store/events.js';
+import { UNORDERED, type CommitOrder } from './commit-order.js';
 import { assignIds, idsNeeded, ReleaseOrder, type EventSpec, type IdAllocator, type Pending, type PublishedEvent } from './event-sequencer.js';
 
 export type Emit = (event: EventSpec) => void;
@@ -99,7 +100,10 @@ export class RealmEventStream {
 
 /**
  * Run `work` in one transaction; the events it emits are logged in that transaction and
- * released to queues only after it commits. Call from the actor that owns the write.
+ * released to queues only after it commits. Call from the actor that owns the write. With an
+ * `order` (pipelined batches, commit-order.ts), the transaction begins, its events go to the log
+ * and its COMMIT is sent only once the batches it follows are that far; the order is settled when
+ * the transaction is over, whatever its outcome.
  */
 export async function writeWithEvents<T>(
   db: DatabasePool,
@@ -107,6 +111,21 @@ export async function writeWithEvents<T>(
   work: (tx: CommonQueryMethods, emit: Emit) => Promise<T>,
   /** Runs after commit, before the events are released (e.g. end a deactivated user's queues). */
   beforeRelease?: (result: T) => void,
+  order: CommitOrder = UNORDERED,
+): Promise<T> {
+  try {
+    return await writeInOrder(db, stream, work, beforeRelease, order);
+  } finally {
+    order.settle();
+  }
+}
+
+async function writeInOrder<T>(
+  db: DatabasePool,
+  stream: RealmEventStream,
+  work: (tx: CommonQueryMethods, emit: Emit) => Promise<T>,
+  beforeRelease: ((result: T) => void) | undefined,
+  order: CommitOrder,
 ): Promise<T> {
   const appended: { value: { ticket: Pending; events: PublishedEvent[] } | null } = { value: null };
   // Whether the handler is done ('returned': the COMMIT may have been sent), and whether the
@@ -114,12 +133,17 @@ export async function writeWithEvents<T>(
   const progress: { handler: 'pending' | 'returned' | 'threw'; abandoned: boolean } = { handler: 'pending', abandoned: false };
   const abandon = () => new Error('The transaction failed before its handler was done'); // rolls back
   try {
+    await order.wait('begun');
     const result = await db.transaction(async (tx) => {
       try {
         if (progress.abandoned) throw abandon();
+        order.pass('begun');
         const specs: EventSpec[] = [];
         const r = await work(tx, (e) => specs.push(e));
+        await order.wait('events');
         if (!progress.abandoned && specs.length > 0) appended.value = await stream.append(tx, specs);
+        order.pass('events');
+        await order.wait('commit');
         if (progress.abandoned) {
           if (appended.value) stream.aborted(appended.value.ticket);
           appended.value = null;

@@ -6,6 +6,7 @@ import * as assert from 'uvu/assert';
 import { z } from 'zod';
 import { IdAllocator, ReleaseOrder, type PublishedEvent } from '../../src/actors/event-sequencer.js';
 import { RealmEventStream, writeWithEvents } from '../../src/actors/realm-events.js';
+import { orderOf, Turn } from '../../src/actors/commit-order.js';
 import { startTestServer, type TestRealm, type TestServer } from '../helpers/server.js';
 
 /** A stand-in connection whose `nextval` answers come from a script (in order of calls). */
@@ -189,6 +190,89 @@ stream('a rolled-back transaction releases nothing and logs nothing', async () =
   // The stream is not stuck: the next write goes through.
   await writeWithEvents(server.app.db, s, async (_tx, emit) => emit({ type: 'custom', payload: {}, userIds: null }));
   assert.is(got.length, 1);
+});
+
+// Pipelined batches (commit-order.ts): the later one's work may finish first, yet its events are
+// logged and its transaction commits only after the earlier one's.
+stream('a write that follows another logs its events and commits after it', async () => {
+  const { s, got } = await newStream((e) => e);
+  const first = new Turn(null);
+  const second = new Turn(first);
+  const finished: string[] = [];
+  let release!: () => void;
+  const slow = new Promise<void>((r) => (release = r));
+  const a = writeWithEvents(
+    server.app.db,
+    s,
+    async (_tx, emit) => {
+      await slow;
+      emit({ type: 'custom', payload: { n: 'a' }, userIds: null });
+    },
+    undefined,
+    orderOf([first]),
+  ).then(() => finished.push('a'));
+  const b = writeWithEvents(
+    server.app.db,
+    s,
+    async (tx, emit) => {
+      await tx.query(sql.unsafe`SELECT 1`);
+      emit({ type: 'custom', payload: { n: 'b' }, userIds: null });
+    },
+    undefined,
+    orderOf([second]),
+  ).then(() => finished.push('b'));
+  await new Promise((r) => setTimeout(r, 100));
+  // (The embedded database's one connection is the earlier write's meanwhile: no query here.)
+  assert.equal(finished, [], 'the later write waits to commit, its work done');
+  assert.equal(got, [], 'and releases nothing');
+  release();
+  await Promise.all([a, b]);
+  assert.equal(finished, ['a', 'b']);
+  assert.equal(got.map((e) => e.payload.n), ['a', 'b']);
+  assert.ok(got[1]!.id > got[0]!.id, 'the later write took the later ids');
+  assert.is(await second.passed('commit').then(() => true), true, 'settled');
+});
+
+stream('a write that follows another asks for its connection only once the other has its own', async () => {
+  const { s } = await newStream((e) => e);
+  let asked = 0;
+  // Counts the transactions asked for, and runs them.
+  const counting = new Proxy(server.app.db, {
+    get(target, name) {
+      if (name === 'transaction') return (handler: Parameters<typeof target.transaction>[0]) => (asked++, target.transaction(handler));
+      return Reflect.get(target, name) as unknown;
+    },
+  });
+  const first = new Turn(null);
+  const later = writeWithEvents(counting, s, async () => 'later', undefined, orderOf([new Turn(first)]));
+  await new Promise((r) => setTimeout(r, 20));
+  assert.is(asked, 0, 'no connection is taken while the write before has none');
+  first.pass('begun');
+  await new Promise((r) => setTimeout(r, 20));
+  assert.is(asked, 1);
+  first.settle();
+  assert.is(await later, 'later');
+});
+
+stream('a write that follows one that failed is not held up', async () => {
+  const { s, got } = await newStream((e) => e.payload.n);
+  const first = new Turn(null);
+  const failing = writeWithEvents(
+    server.app.db,
+    s,
+    async (tx, emit) => {
+      emit({ type: 'custom', payload: { n: 'a' }, userIds: null });
+      await tx.query(sql.unsafe`SELECT 1/0`);
+    },
+    undefined,
+    orderOf([first]),
+  ).then(
+    () => 'committed',
+    (e: unknown) => String(e),
+  );
+  await writeWithEvents(server.app.db, s, async (_tx, emit) => emit({ type: 'custom', payload: { n: 'b' }, userIds: null }), undefined, orderOf([new Turn(first)]));
+  assert.match(await failing, /division by zero/);
+  assert.equal(got, ['b']);
 });
 
 stream('ephemeral events wait behind reservations still in flight', async () => {

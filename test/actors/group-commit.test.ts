@@ -1,13 +1,16 @@
 // The realm's group commit of sends: batches submitted while every lane is busy are stored
 // together by the next free lane, within the weight limit, and each submitter gets exactly the
-// replies to its own inputs, failures included.
+// replies to its own inputs, failures included. A transaction is handed the order of the batches
+// it holds (commit-order.ts) and settles it when it is over.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { GroupCommit } from '../../src/actors/conversations/group-commit.js';
 import { fail, ok, type Reply } from '../../src/actors/runtime.js';
+import { Turn, type CommitOrder } from '../../src/actors/commit-order.js';
 
 interface Run {
   readonly inputs: readonly number[];
+  readonly order: CommitOrder;
   readonly finish: (how?: 'throw') => void;
 }
 
@@ -15,17 +18,18 @@ interface Run {
 function start(lanes: number, maxWeight: number, soloWeight = Infinity) {
   const runs: Run[] = [];
   const group = new GroupCommit<number, number>(
-    (inputs) =>
+    (inputs, order) =>
       new Promise<Array<Reply<number>>>((resolve, reject) => {
         runs.push({
           inputs,
+          order,
           finish: (how) => (how === 'throw' ? reject(new Error('connection lost')) : resolve(inputs.map((n) => (n < 0 ? fail(new Error(`negative ${n}`)) : ok(n * 10))))),
         });
       }),
     { lanes, maxWeight, soloWeight },
   );
   /** Submit a batch weighing the sum of its inputs' absolute values. */
-  const submit = (inputs: number[]) => group.submit(inputs, inputs.reduce((w, n) => w + Math.abs(n), 0));
+  const submit = (inputs: number[], turn: Turn | null = null) => group.submit(inputs, inputs.reduce((w, n) => w + Math.abs(n), 0), turn);
   const answers = (replies: Promise<Array<Reply<number>>>) => replies.then((rs) => rs.map((r) => (r.ok ? r.value : (r.error as Error).message)));
   return { runs, submit, answers };
 }
@@ -112,6 +116,47 @@ t("one input's failure is its own reply; a transaction that throws fails each of
   runs[1]!.finish();
   assert.equal(await a, [20, 'negative -3']);
   assert.equal(await b, [40]);
+});
+
+/** Whether the promise has settled once pending callbacks ran. */
+async function done(p: Promise<unknown>): Promise<boolean> {
+  let over = false;
+  void p.then(() => (over = true));
+  await settle();
+  return over;
+}
+
+t("a transaction follows the batch before its own in another transaction, and settles its batches' turns when it is over", async () => {
+  const { runs, submit } = start(2, 100);
+  const first = new Turn(null);
+  const second = new Turn(first);
+  void submit([1], first);
+  void submit([2], second);
+  await settle();
+  assert.equal(runs.map((r) => r.inputs), [[1], [2]], 'the next batch runs at once in the other lane');
+  const commit = runs[1]!.order.wait('commit');
+  assert.is(await done(commit), false, 'its commit waits for the batch before');
+  assert.is(await done(runs[0]!.order.wait('commit')), true, 'the first follows nothing');
+  runs[0]!.finish('throw'); // over, though it never passed a stage itself
+  assert.is(await done(commit), true);
+  assert.is(await done(first.passed('messages')), true);
+  runs[1]!.finish();
+  await settle();
+  assert.is(await done(second.passed('commit')), true);
+});
+
+t('batches of one owner stored in one transaction do not wait for each other', async () => {
+  const { runs, submit } = start(1, 100);
+  void submit([9]);
+  const first = new Turn(null);
+  void submit([1], first);
+  void submit([2], new Turn(first));
+  await settle();
+  runs[0]!.finish();
+  await settle();
+  assert.equal(runs.map((r) => r.inputs), [[9], [1, 2]]);
+  assert.is(await done(runs[1]!.order.wait('messages')), true);
+  runs[1]!.finish();
 });
 
 t.run();

@@ -1,11 +1,13 @@
 // The serial actor's batched commands (group commit of sends): inputs that arrive while a batch is
 // running go together in the next one, each gets its own answer, and a command that is not
-// batched runs only after every batch queued before it.
+// batched runs only after every batch queued before it. A pipelined command (depth 2) starts its
+// next batch while one runs, each batch's turn following the one before.
 import pino from 'pino';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ask, fail, ok, startRuntime, type ActorRuntime, type Reply } from '../../src/actors/runtime.js';
 import { Batched, spawnSerialActor, type SerialCommand } from '../../src/actors/conversations/serial-actor.js';
+import type { Turn } from '../../src/actors/commit-order.js';
 
 interface Log {
   readonly events: string[];
@@ -13,6 +15,9 @@ interface Log {
   readonly weights: number[];
   /** Resolves the batch now running. */
   release: (() => void) | null;
+  /** The `pipe` batches in the order they started: their turns, and what resolves each. */
+  readonly turns: Turn[];
+  readonly finish: Array<() => void>;
 }
 
 function commands(log: Log) {
@@ -33,6 +38,18 @@ function commands(log: Log) {
       10,
       (_ctx: null, n: number) => n,
     ),
+    // Two batches at once.
+    pipe: new Batched(
+      async (_ctx: null, inputs: readonly number[], _weight: number, turn: Turn): Promise<Array<Reply<number>>> => {
+        log.events.push(`pipe ${inputs.join(',')}`);
+        log.turns.push(turn);
+        await new Promise<void>((r) => log.finish.push(r));
+        return inputs.map((n) => ok(n));
+      },
+      10,
+      () => 1,
+      2,
+    ),
     note: async (_ctx: null, text: string) => {
       log.events.push(`note ${text}`);
       return text;
@@ -50,7 +67,7 @@ t.after(() => runtime.stop());
 const tick = () => new Promise((r) => setTimeout(r, 10));
 
 function start(name: string) {
-  const log: Log = { events: [], weights: [], release: null };
+  const log: Log = { events: [], weights: [], release: null, turns: [], finish: [] };
   const ref = spawnSerialActor<null>(runtime.system, name, null, commands(log), pino({ level: 'silent' }));
   const call = <T>(command: string, input: unknown) =>
     ask<SerialCommand<null>, T>(runtime, ref, (replyTo) => ({ kind: 'command', name: command, input, replyTo }));
@@ -122,6 +139,70 @@ t('a command that is not batched waits for the batches queued before it', async 
   assert.equal(log.events, ['batch 1', 'batch 2', 'note after 2', 'batch 3']);
   await next();
   assert.equal(await Promise.all([...sends, note, later]), [10, 20, 'after 2', 30]);
+});
+
+t('a pipelined command starts its next batch while one runs, at most its depth at once, each following the one before', async () => {
+  const { log, call } = start('p');
+  const answers = [call<number>('pipe', 1)];
+  await tick();
+  answers.push(call<number>('pipe', 2));
+  await tick();
+  answers.push(call<number>('pipe', 3), call<number>('pipe', 4));
+  await tick();
+  assert.equal(log.events, ['pipe 1', 'pipe 2'], 'the second batch started at once; the third waits');
+  assert.is(log.turns[0]!.follows, null);
+  assert.is(log.turns[1]!.follows, log.turns[0]);
+  log.finish[0]!();
+  await tick();
+  assert.equal(log.events, ['pipe 1', 'pipe 2', 'pipe 3,4']);
+  assert.is(log.turns[2]!.follows, log.turns[1], 'follows the batch still running');
+  assert.is(log.turns[0]!.follows, null, 'a finished batch is settled');
+  log.finish[2]!(); // the later batch finishes first: its answers do not wait
+  assert.equal(await Promise.all(answers.slice(2)), [3, 4]);
+  log.finish[1]!();
+  assert.equal(await Promise.all(answers), [1, 2, 3, 4]);
+  await tick();
+  void call<number>('pipe', 5);
+  await tick();
+  assert.is(log.turns[3]!.follows, null, 'once nothing runs, a batch follows nothing');
+  log.finish[3]!();
+});
+
+t('a command that is not batched, or another batched one, waits for every running batch', async () => {
+  const { log, call, next } = start('q');
+  const piped = [call<number>('pipe', 1)];
+  await tick();
+  piped.push(call<number>('pipe', 2));
+  const note = call<string>('note', 'after the pipe');
+  const added = call<number>('add', 3);
+  await tick();
+  assert.equal(log.events, ['pipe 1', 'pipe 2']);
+  log.finish[1]!();
+  await tick();
+  assert.equal(log.events, ['pipe 1', 'pipe 2'], 'the first batch still runs');
+  log.finish[0]!();
+  await tick();
+  assert.equal(log.events, ['pipe 1', 'pipe 2', 'note after the pipe', 'batch 3']);
+  await next();
+  assert.equal(await Promise.all([...piped, note, added]), [1, 2, 'after the pipe', 30]);
+});
+
+t('another batched command waits for the running batches; batches of depth 1 never overlap', async () => {
+  const { log, call, next } = start('r');
+  const piped = call<number>('pipe', 1);
+  await tick();
+  const added = [call<number>('add', 2), call<number>('add', 3)];
+  const more = call<number>('pipe', 4);
+  await tick();
+  assert.equal(log.events, ['pipe 1'], 'add waits for the pipe batch, and the pipe input waits behind add');
+  log.finish[0]!();
+  await tick();
+  assert.equal(log.events, ['pipe 1', 'batch 2,3']);
+  await next();
+  assert.equal(log.events, ['pipe 1', 'batch 2,3', 'pipe 4']);
+  assert.is(log.turns[1]!.follows, null);
+  log.finish[1]!();
+  assert.equal(await Promise.all([piped, ...added, more]), [1, 20, 30, 4]);
 });
 
 t.run();

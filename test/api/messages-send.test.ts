@@ -316,6 +316,34 @@ delivery('concurrent sends to one channel: each answered, duplicates once, event
   for (const e of events) assert.equal(e.flags, e.message.sender_id === owner.id ? ['read'] : []);
 });
 
+// An owner runs two batches at once (src/actors/commit-order.ts). The first sends to a new
+// channel all set its first message, and a retried send claims the key its first try holds: row
+// locks that two overlapping batches could each wait for, the later one taking its lock first,
+// were they not taken in the batches' order. Every send is answered, in order, and stored once.
+delivery('overlapping batches of first sends to new channels, with keys claimed twice, are all answered in order', async () => {
+  const { member, owner, admin, moderator } = cast;
+  const senders = [member, owner, admin, moderator];
+  for (let round = 0; round < 4; round++) {
+    const name = `first sends ${round}`;
+    await createChannel(owner, name, { others: [member, admin, moderator] });
+    const sends = senders.flatMap((u, i) => [0, 1].map((copy) => ({ u, key: `first-${round}-${i}`, copy })));
+    const answered = Promise.all(
+      sends.map(({ u, key }) =>
+        u.post('/api/v1/messages', { type: 'stream', to: name, topic: 'first', content: key }, { headers: { 'Idempotency-Key': key } }),
+      ),
+    );
+    const timeout = new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`round ${round}: a send was not answered within 20 s`)), 20_000).unref());
+    const ids = (await Promise.race([answered, timeout])).map((r) => assertSuccess(r).id as number);
+    for (let i = 0; i < ids.length; i += 2) assert.is(ids[i], ids[i + 1], 'a key claimed twice is one message');
+    const stored = await server.app.db.any(sql.type(z.object({ id: z.number(), content: z.string() }))`
+      SELECT m.id, m.content FROM messages m JOIN channels c ON c.id = m.channel_id WHERE c.name = ${name} ORDER BY m.id`);
+    assert.equal(stored.map((m) => m.id), [...new Set(ids)].sort((a, b) => a - b));
+    const first = await server.app.db.oneFirst(sql.type(z.object({ first_message_id: z.number() }))`
+      SELECT first_message_id FROM channels WHERE name = ${name}`);
+    assert.is(first, stored[0]!.id);
+  }
+});
+
 // The batches of different conversations' owners that wait for one of the realm's send lanes are
 // stored in one transaction (src/actors/conversations/group-commit.ts): rows written by one
 // transaction share their xmin. Each send is still answered on its own, a key claimed twice

@@ -17,6 +17,7 @@
 // new messages in the destination never conflict with a move (ids come from one sequence, and
 // the move keeps them).
 import type { CommonQueryMethods } from 'slonik';
+import type { CommitOrder } from '../commit-order.js';
 import { writeWithEvents, type Emit } from '../realm-events.js';
 import { ask, bucketOf, spawnActor, type Ref, type Reply } from '../runtime.js';
 import type { RealmHandle } from '../realm/actor.js';
@@ -56,7 +57,7 @@ export function conversationKeyOf(m: { readonly channel_id: number | null; reado
 export interface WriteContext {
   readonly services: Services;
   readonly realm: RealmHandle;
-  write<T>(work: (tx: CommonQueryMethods, emit: Emit) => Promise<T>, beforeRelease?: (result: T) => void): Promise<T>;
+  write<T>(work: (tx: CommonQueryMethods, emit: Emit) => Promise<T>, beforeRelease?: (result: T) => void, order?: CommitOrder): Promise<T>;
 }
 
 /** What a conversation command sees: the owner it runs in. */
@@ -77,7 +78,7 @@ export class Conversations {
 
   constructor(private readonly realm: RealmHandle) {
     const ctx = this.writeContext();
-    this.sends = new GroupCommit((inputs) => sendMessages(ctx, inputs), {
+    this.sends = new GroupCommit((inputs, order) => sendMessages(ctx, inputs, order), {
       lanes: Math.min(SEND_LANES, realm.services.dbConnections),
       maxWeight: MAX_ROWS_PER_TRANSACTION,
       soloWeight: SOLO_SEND_ROWS,
@@ -96,7 +97,7 @@ export class Conversations {
     return {
       services: realm.services,
       realm,
-      write: (work, beforeRelease) => writeWithEvents(realm.services.db, realm.events, work, beforeRelease),
+      write: (work, beforeRelease, order) => writeWithEvents(realm.services.db, realm.events, work, beforeRelease, order),
     };
   }
 

@@ -8,14 +8,18 @@
 // transaction of its own, outside the lanes: sharing a commit saves it nothing, and it would hold
 // a lane for as long as it writes while small sends wait.
 //
-// Order is not this module's concern: an owner submits its next batch only once its last one is
-// answered, so a conversation's sends still commit in the order its owner took them, and batches
-// of different owners never depended on each other's order.
+// Order: an owner may submit its next batch while the last one runs (serial-actor.ts, `depth`),
+// each with its Turn. A transaction is handed the order of the batches it holds (commit-order.ts),
+// so a conversation's sends still take their ids and commit in the order its owner took them;
+// batches of different owners never depended on each other's order. Lanes are taken in order
+// of submission, so a batch never waits for a lane behind a batch that follows it.
+import { orderOf, type CommitOrder, type Turn } from '../commit-order.js';
 import { fail, type Reply } from '../runtime.js';
 
 interface Submission<I, R> {
   readonly inputs: readonly I[];
   readonly weight: number;
+  readonly turn: Turn | null;
   readonly resolve: (replies: Array<Reply<R>>) => void;
 }
 
@@ -32,23 +36,26 @@ export class GroupCommit<I, R> {
   private readonly waiting: Array<Submission<I, R>> = [];
   private running = 0;
 
-  /** `run` stores inputs in one transaction: one reply per input, in order. */
+  /**
+   * `run` stores inputs in one transaction, in the given order (it settles the order, or the
+   * group commit does when `run` is done): one reply per input, in order.
+   */
   constructor(
-    private readonly run: (inputs: readonly I[]) => Promise<Array<Reply<R>>>,
+    private readonly run: (inputs: readonly I[], order: CommitOrder) => Promise<Array<Reply<R>>>,
     private readonly o: GroupCommitOptions,
   ) {}
 
   /**
    * Store a batch of the given weight (as its owner weighed it) with whatever other batches are
-   * waiting; one reply per input, in order.
+   * waiting, after the batch its turn follows; one reply per input, in order.
    */
-  submit(inputs: readonly I[], weight: number): Promise<Array<Reply<R>>> {
+  submit(inputs: readonly I[], weight: number, turn: Turn | null = null): Promise<Array<Reply<R>>> {
     return new Promise((resolve) => {
       if (weight >= this.o.soloWeight) {
-        void this.store([{ inputs, weight, resolve }], false);
+        void this.store([{ inputs, weight, turn, resolve }], false);
         return;
       }
-      this.waiting.push({ inputs, weight, resolve });
+      this.waiting.push({ inputs, weight, turn, resolve });
       this.startLanes();
     });
   }
@@ -65,11 +72,14 @@ export class GroupCommit<I, R> {
 
   private async store(batches: ReadonlyArray<Submission<I, R>>, inLane: boolean): Promise<void> {
     const inputs = batches.length === 1 ? batches[0]!.inputs : batches.flatMap((b) => b.inputs);
+    const order = orderOf(batches.map((b) => b.turn));
     let replies: Array<Reply<R>>;
     try {
-      replies = await this.run(inputs);
+      replies = await this.run(inputs, order);
     } catch (e) {
       replies = inputs.map(() => fail(e));
+    } finally {
+      order.settle();
     }
     let at = 0;
     for (const b of batches) {

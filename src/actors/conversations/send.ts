@@ -13,6 +13,7 @@ import { setFirstMessageIfUnset } from '../../store/channels.js';
 import { notifyAfterCommit } from '../../push/push-targets.js';
 import { isDatabaseUnavailable } from '../../store/database.js';
 import { fail, ok, type Reply } from '../runtime.js';
+import { UNORDERED, type CommitOrder } from '../commit-order.js';
 import type { WriteContext } from './conversations.js';
 import { messageObject, type Linkifiers } from './message-view.js';
 
@@ -89,8 +90,11 @@ export function sendWeight(ctx: Pick<WriteContext, 'realm'>, input: Pick<SendInp
  * than the database being unreachable (a send whose idempotency key a concurrent send claimed,
  * a bug) is rolled back and retried one send per transaction, so that one send's failure is its
  * own; an unreachable database fails them all (their commit may be in doubt: never retried here).
+ * With an `order` (the owner's batches pipelined, commit-order.ts) the batch's messages, events
+ * and commit follow the owner's batch before it. A retry is no longer in that order: a batch that
+ * failed has settled it, so the owner's next batch may be stored before the retried sends.
  */
-export async function sendMessages(ctx: WriteContext, inputs: readonly SendInput[]): Promise<Array<Reply<SendResult>>> {
+export async function sendMessages(ctx: WriteContext, inputs: readonly SendInput[], order: CommitOrder = UNORDERED): Promise<Array<Reply<SendResult>>> {
   const results: Array<Reply<SendResult> | undefined> = inputs.map(() => undefined);
   const fresh: number[] = [];
   const keyed = inputs.flatMap((input, i) => (input.idempotencyKey === undefined ? [] : [i]));
@@ -104,7 +108,7 @@ export async function sendMessages(ctx: WriteContext, inputs: readonly SendInput
   for (let i = 0; i < inputs.length; i++) if (!results[i]) fresh.push(i);
   if (fresh.length > 0) {
     try {
-      const ids = await storeSends(ctx, fresh.map((i) => inputs[i]!));
+      const ids = await storeSends(ctx, fresh.map((i) => inputs[i]!), order);
       fresh.forEach((i, k) => (results[i] = ok({ id: ids[k]! })));
     } catch (e) {
       if (isDatabaseUnavailable(e) || fresh.length === 1) {
@@ -143,7 +147,7 @@ async function alertWordsOf(tx: CommonQueryMethods, inputs: readonly SendInput[]
 }
 
 /** Store the sends in one transaction; their message ids, in order. */
-async function storeSends(ctx: WriteContext, inputs: readonly SendInput[]): Promise<number[]> {
+async function storeSends(ctx: WriteContext, inputs: readonly SendInput[], order: CommitOrder = UNORDERED): Promise<number[]> {
   const { realm } = ctx;
   const nowMs = ctx.services.clock.now();
   const sent = await ctx.write(
@@ -167,6 +171,7 @@ async function storeSends(ctx: WriteContext, inputs: readonly SendInput[]): Prom
           personal,
         });
       }
+      await order.wait('messages');
       const rows = await store.insertMessages(
         tx,
         inputs.map((input) => ({
@@ -186,10 +191,14 @@ async function storeSends(ctx: WriteContext, inputs: readonly SendInput[]): Prom
           nowMs,
         })),
       );
+      order.pass('messages');
       const recipients = await store.insertRecipients(
         tx,
         inputs.map((input, i) => ({ messageId: rows[i]!.id, channelId: input.channel?.id ?? null, userIds: input.dm?.userIds ?? null, rule: rules[i]! })),
       );
+      // Row locks from here on (a channel's first message, attachments, idempotency keys): only
+      // once the batch before has written all it writes, else each could wait for the other.
+      await order.wait('events');
       const firsts = new Map<number, number>();
       for (const [i, input] of inputs.entries()) {
         if (input.channel && state.channels.get(input.channel.id)?.first_message_id === null && !firsts.has(input.channel.id)) {
@@ -232,6 +241,7 @@ async function storeSends(ctx: WriteContext, inputs: readonly SendInput[]): Prom
         if (input.dm) state.channels.addDmConversation(input.dm.userIds);
       }
     },
+    order,
   );
   for (const [i, input] of inputs.entries()) {
     const channel = input.channel ? realm.state.channels.get(input.channel.id) : undefined;

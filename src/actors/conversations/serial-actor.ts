@@ -7,7 +7,10 @@
 // A command may be batched (sends: group commit). Its messages are queued as they arrive and a
 // writer runs the queue in batches, each batch in one go, while the actor goes on receiving; any
 // other command waits until every batch queued before it is done, so the owner's order holds.
+// A batched command of depth 2 or more is pipelined: the next batch starts while the one before
+// it runs, and its Turn (commit-order.ts) keeps the two in order where order matters.
 import type { Logger } from 'pino';
+import { Turn } from '../commit-order.js';
 import { isApiError } from '../../domain/errors.js';
 import { isDatabaseUnavailable } from '../../store/database.js';
 import { fail, ok, reply, spawnActor, type Ref, type Reply } from '../runtime.js';
@@ -31,13 +34,15 @@ export class Reroute extends Error {
 /**
  * A command run on several queued inputs at once; one Reply per input, in order. A batch takes
  * queued inputs while their total weight stays within `maxWeight` (always at least one); `run`
- * is told that total.
+ * is told that total, and the batch's turn. Up to `depth` batches of the command run at once,
+ * each following the one before it (`run` must settle the turn, or at least return).
  */
 export class Batched<C, I, R> {
   constructor(
-    readonly run: (ctx: C, inputs: readonly I[], weight: number) => Promise<Array<Reply<R>>>,
+    readonly run: (ctx: C, inputs: readonly I[], weight: number, turn: Turn) => Promise<Array<Reply<R>>>,
     readonly maxWeight: number,
     readonly weigh: (ctx: C, input: I) => number = () => 1,
+    readonly depth: number = 1,
   ) {}
 }
 
@@ -68,36 +73,58 @@ export function spawnSerialActor<C>(
 ): Ref<SerialCommand<C>> {
   /** Batched commands in arrival order; a batch is a run of one command from the head. */
   const queue: Queued[] = [];
+  /** Batches running, all of one command; the turn of the last one started. */
+  let running = 0;
+  let runningCommand = '';
+  let lastTurn: Turn | null = null;
+  /** Resolves once the queue is empty and no batch runs; null while that is so. */
   let writer: Promise<void> | null = null;
+  let drained: (() => void) | null = null;
 
-  const runBatches = async () => {
+  const runBatch = async (batched: Batched<C, unknown, unknown>, command: string, batch: Queued[], weight: number, turn: Turn) => {
+    let replies: Array<Reply<unknown>>;
     try {
-      while (queue.length > 0) {
-        const command = queue[0]!.command;
-        const batched = commands[command] as Batched<C, unknown, unknown>;
-        let size = 0;
-        let weight = 0;
-        while (size < queue.length && queue[size]!.command === command) {
-          const w = batched.weigh(ctx, queue[size]!.input);
-          if (size > 0 && weight + w > batched.maxWeight) break;
-          weight += w;
-          size++;
-        }
-        const batch = queue.splice(0, size);
-        let replies: Array<Reply<unknown>>;
-        try {
-          replies = await batched.run(ctx, batch.map((b) => b.input), weight);
-        } catch (e) {
-          replies = batch.map(() => fail(e));
-        }
-        batch.forEach((b, i) => {
-          const r = replies[i]!;
-          if (!r.ok) logFailure(log, r.error, name, command);
-          reply(b.replyTo, r);
-        });
-      }
+      replies = await batched.run(ctx, batch.map((b) => b.input), weight, turn);
+    } catch (e) {
+      replies = batch.map(() => fail(e));
     } finally {
+      turn.settle();
+    }
+    batch.forEach((b, i) => {
+      const r = replies[i]!;
+      if (!r.ok) logFailure(log, r.error, name, command);
+      reply(b.replyTo, r);
+    });
+  };
+
+  /** Start every batch that may start now: the head's command, while fewer than its depth run. */
+  const startBatches = () => {
+    while (queue.length > 0) {
+      const command = queue[0]!.command;
+      const batched = commands[command] as Batched<C, unknown, unknown>;
+      if (running > 0 && (command !== runningCommand || running >= batched.depth)) return;
+      let size = 0;
+      let weight = 0;
+      while (size < queue.length && queue[size]!.command === command) {
+        const w = batched.weigh(ctx, queue[size]!.input);
+        if (size > 0 && weight + w > batched.maxWeight) break;
+        weight += w;
+        size++;
+      }
+      const turn = new Turn(running > 0 ? lastTurn : null);
+      lastTurn = turn;
+      running++;
+      runningCommand = command;
+      void runBatch(batched, command, queue.splice(0, size), weight, turn).finally(() => {
+        running--;
+        if (running === 0) lastTurn = null;
+        startBatches();
+      });
+    }
+    if (running === 0) {
       writer = null;
+      drained?.();
+      drained = null;
     }
   };
 
@@ -108,7 +135,8 @@ export function spawnSerialActor<C>(
       const command = commands[msg.name];
       if (command instanceof Batched) {
         queue.push({ command: msg.name, input: msg.input, replyTo: msg.replyTo });
-        writer ??= runBatches();
+        writer ??= new Promise<void>((resolve) => (drained = resolve));
+        startBatches();
         return null;
       }
       // Batches queued before this command go first (no new ones are queued meanwhile: the
