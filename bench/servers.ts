@@ -4,7 +4,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freePort, SERVER_BIN } from '../test/helpers/process.js';
+import { freePort, SERVER_BIN, spawnUntilHealthy } from '../test/helpers/process.js';
 import { encodeRequest, HttpConnection } from './load/http-connection.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -142,20 +142,14 @@ export async function startParley(o: ParleyOptions): Promise<Server> {
     ...(o.databaseUrl ? { DATABASE_URL: o.databaseUrl } : {}),
     ...o.env,
   };
-  const args = [...(o.inspect ? [INSPECT] : []), ...profilingArgs(o.profile), SERVER_BIN];
   const t0 = performance.now();
-  const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`Parley exited early (${child.exitCode}):\n${out}`);
-    if (performance.now() - t0 > 120_000) {
-      child.kill('SIGKILL');
-      throw new Error(`Parley did not become healthy:\n${out}`);
-    }
-    if (await healthy(port)) break;
-    await new Promise((r) => setTimeout(r, 5));
-  }
-  return track('parley', child, port, performance.now() - t0, () => out);
+  const { child, output } = await spawnUntilHealthy({
+    what: 'Parley',
+    args: [...(o.inspect ? [INSPECT] : []), ...profilingArgs(o.profile), SERVER_BIN],
+    env,
+    healthy: () => healthy(port),
+    pollMs: 5,
+    timeoutMs: 120_000,
+  });
+  return track('parley', child, port, performance.now() - t0, output);
 }

@@ -76,36 +76,62 @@ export interface RunningServer {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-/** Start the server binary and wait until /health answers. */
-export async function startServerProcess(env: Record<string, string>, timeoutMs = 60_000): Promise<RunningServer> {
-  const port = Number(env.PORT ?? (await freePort()));
-  const child = spawn(process.execPath, [SERVER_BIN], {
-    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...env, PORT: String(port) },
-  });
+export interface HealthyProcess {
+  readonly child: ChildProcess;
+  /** Everything it printed so far, stdout and stderr. */
+  output(): string;
+}
+
+/**
+ * Run `node <args>` with exactly `env`, collecting what it prints, and ask `healthy` every `pollMs`
+ * until it says yes. Fails if the process exits first, or (killing it) after `timeoutMs`. The
+ * server of the tests and of the benchmarks both start this way.
+ */
+export async function spawnUntilHealthy(o: {
+  readonly what: string;
+  readonly args: readonly string[];
+  readonly env: Record<string, string>;
+  readonly healthy: () => Promise<boolean>;
+  readonly pollMs: number;
+  readonly timeoutMs: number;
+}): Promise<HealthyProcess> {
+  const child = spawn(process.execPath, o.args, { env: o.env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + timeoutMs;
+  const deadline = performance.now() + o.timeoutMs;
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`server exited early (${child.exitCode}):\n${out}`);
-    try {
-      const r = await fetch(`${url}/health`);
-      if (r.status === 200) break;
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > deadline) {
+    if (child.exitCode !== null) throw new Error(`${o.what} exited early (${child.exitCode}):\n${out}`);
+    if (await o.healthy()) break;
+    if (performance.now() > deadline) {
       child.kill('SIGKILL');
-      throw new Error(`server did not become healthy:\n${out}`);
+      throw new Error(`${o.what} did not become healthy:\n${out}`);
     }
-    await new Promise((r) => setTimeout(r, 100));
+    await new Promise((r) => setTimeout(r, o.pollMs));
   }
+  return { child, output: () => out };
+}
+
+/** Start the server binary and wait until /health answers. */
+export async function startServerProcess(env: Record<string, string>, timeoutMs = 60_000): Promise<RunningServer> {
+  const port = Number(env.PORT ?? (await freePort()));
+  const url = `http://127.0.0.1:${port}`;
+  const { child, output } = await spawnUntilHealthy({
+    what: 'server',
+    args: [SERVER_BIN],
+    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...env, PORT: String(port) },
+    healthy: () => fetch(`${url}/health`).then((r) => r.status === 200, () => false), // refused: not listening yet
+    pollMs: 100,
+    timeoutMs,
+  });
+  const exited = new Promise<number | null>((resolve) => {
+    if (child.exitCode !== null) resolve(child.exitCode);
+    else child.on('exit', (code) => resolve(code));
+  });
   return {
     child,
     url,
-    output: () => out,
+    output,
     exited,
     async stop(signal: NodeJS.Signals = 'SIGTERM') {
       child.kill(signal);
