@@ -78,6 +78,11 @@ export class Turn {
     return this.gates.get(stage)!.promise;
   }
 
+  /** Whether this batch has passed `stage`, now. */
+  hasPassed(stage: Stage): boolean {
+    return this.gates.get(stage)!.open === null;
+  }
+
   pass(stage: Stage): void {
     const g = this.gates.get(stage)!;
     g.open?.();

@@ -1,7 +1,8 @@
 // The serial actor's batched commands (group commit of sends): inputs that arrive while a batch is
 // running go together in the next one, each gets its own answer, and a command that is not
 // batched runs only after every batch queued before it. A pipelined command (depth 2) starts its
-// next batch while one runs, each batch's turn following the one before.
+// next batch while one runs, once that one has passed the pipeline's stage, each batch's turn
+// following the one before.
 import pino from 'pino';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -38,7 +39,7 @@ function commands(log: Log) {
       10,
       (_ctx: null, n: number) => n,
     ),
-    // Two batches at once.
+    // Two batches at once, the next once the one before has passed 'messages'.
     pipe: new Batched(
       async (_ctx: null, inputs: readonly number[], _weight: number, turn: Turn): Promise<Array<Reply<number>>> => {
         log.events.push(`pipe ${inputs.join(',')}`);
@@ -48,7 +49,7 @@ function commands(log: Log) {
       },
       10,
       () => 1,
-      2,
+      { depth: 2, startAfter: 'messages' },
     ),
     note: async (_ctx: null, text: string) => {
       log.events.push(`note ${text}`);
@@ -141,24 +142,30 @@ t('a command that is not batched waits for the batches queued before it', async 
   assert.equal(await Promise.all([...sends, note, later]), [10, 20, 'after 2', 30]);
 });
 
-t('a pipelined command starts its next batch while one runs, at most its depth at once, each following the one before', async () => {
+t('a pipelined command starts its next batch once the one running has passed its stage, at most its depth at once, each following the one before', async () => {
   const { log, call } = start('p');
   const answers = [call<number>('pipe', 1)];
   await tick();
-  answers.push(call<number>('pipe', 2));
+  answers.push(call<number>('pipe', 2), call<number>('pipe', 3));
   await tick();
-  answers.push(call<number>('pipe', 3), call<number>('pipe', 4));
+  assert.equal(log.events, ['pipe 1'], 'the next batch waits for the stage');
+  log.turns[0]!.pass('messages');
   await tick();
-  assert.equal(log.events, ['pipe 1', 'pipe 2'], 'the second batch started at once; the third waits');
+  assert.equal(log.events, ['pipe 1', 'pipe 2,3'], 'what arrived meanwhile goes together');
   assert.is(log.turns[0]!.follows, null);
   assert.is(log.turns[1]!.follows, log.turns[0]);
+  answers.push(call<number>('pipe', 4));
+  await tick();
+  log.turns[1]!.pass('messages');
+  await tick();
+  assert.equal(log.events, ['pipe 1', 'pipe 2,3'], 'two already run');
   log.finish[0]!();
   await tick();
-  assert.equal(log.events, ['pipe 1', 'pipe 2', 'pipe 3,4']);
+  assert.equal(log.events, ['pipe 1', 'pipe 2,3', 'pipe 4']);
   assert.is(log.turns[2]!.follows, log.turns[1], 'follows the batch still running');
   assert.is(log.turns[0]!.follows, null, 'a finished batch is settled');
   log.finish[2]!(); // the later batch finishes first: its answers do not wait
-  assert.equal(await Promise.all(answers.slice(2)), [3, 4]);
+  assert.is(await answers[3], 4);
   log.finish[1]!();
   assert.equal(await Promise.all(answers), [1, 2, 3, 4]);
   await tick();
@@ -168,6 +175,19 @@ t('a pipelined command starts its next batch while one runs, at most its depth a
   log.finish[3]!();
 });
 
+t('a batch whose stage never came starts the next when it is over', async () => {
+  const { log, call } = start('s');
+  const answers = [call<number>('pipe', 1)];
+  await tick();
+  answers.push(call<number>('pipe', 2));
+  await tick();
+  log.finish[0]!(); // never passed 'messages' (all its sends were duplicates, say)
+  await tick();
+  assert.equal(log.events, ['pipe 1', 'pipe 2']);
+  log.finish[1]!();
+  assert.equal(await Promise.all(answers), [1, 2]);
+});
+
 t('a command that is not batched, or another batched one, waits for every running batch', async () => {
   const { log, call, next } = start('q');
   const piped = [call<number>('pipe', 1)];
@@ -175,6 +195,7 @@ t('a command that is not batched, or another batched one, waits for every runnin
   piped.push(call<number>('pipe', 2));
   const note = call<string>('note', 'after the pipe');
   const added = call<number>('add', 3);
+  log.turns[0]!.pass('messages');
   await tick();
   assert.equal(log.events, ['pipe 1', 'pipe 2']);
   log.finish[1]!();

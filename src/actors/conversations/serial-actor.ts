@@ -7,10 +7,11 @@
 // A command may be batched (sends: group commit). Its messages are queued as they arrive and a
 // writer runs the queue in batches, each batch in one go, while the actor goes on receiving; any
 // other command waits until every batch queued before it is done, so the owner's order holds.
-// A batched command of depth 2 or more is pipelined: the next batch starts while the one before
-// it runs, and its Turn (commit-order.ts) keeps the two in order where order matters.
+// A batched command may be pipelined: the next batch starts while the one before it runs (once
+// that one has passed a given stage), and its Turn (commit-order.ts) keeps the two in order
+// where order matters.
 import type { Logger } from 'pino';
-import { Turn } from '../commit-order.js';
+import { Turn, type Stage } from '../commit-order.js';
 import { isApiError } from '../../domain/errors.js';
 import { isDatabaseUnavailable } from '../../store/database.js';
 import { fail, ok, reply, spawnActor, type Ref, type Reply } from '../runtime.js';
@@ -31,18 +32,28 @@ export class Reroute extends Error {
   }
 }
 
+/** How a batched command's batches overlap. */
+export interface Pipeline {
+  /** Batches of the command that run at once. */
+  readonly depth: number;
+  /** The next batch starts once the one before it has passed this stage; inputs that arrive meanwhile join it. */
+  readonly startAfter: Stage;
+}
+
+const ONE_AT_A_TIME: Pipeline = { depth: 1, startAfter: 'commit' };
+
 /**
  * A command run on several queued inputs at once; one Reply per input, in order. A batch takes
  * queued inputs while their total weight stays within `maxWeight` (always at least one); `run`
- * is told that total, and the batch's turn. Up to `depth` batches of the command run at once,
- * each following the one before it (`run` must settle the turn, or at least return).
+ * is told that total, and the batch's turn, which follows the batch before while that one runs
+ * (`run` passes its stages; the actor settles it once `run` returns).
  */
 export class Batched<C, I, R> {
   constructor(
     readonly run: (ctx: C, inputs: readonly I[], weight: number, turn: Turn) => Promise<Array<Reply<R>>>,
     readonly maxWeight: number,
     readonly weigh: (ctx: C, input: I) => number = () => 1,
-    readonly depth: number = 1,
+    readonly pipeline: Pipeline = ONE_AT_A_TIME,
   ) {}
 }
 
@@ -77,6 +88,8 @@ export function spawnSerialActor<C>(
   let running = 0;
   let runningCommand = '';
   let lastTurn: Turn | null = null;
+  /** The turn whose stage startBatches waits for, if any. */
+  let awaited: Turn | null = null;
   /** Resolves once the queue is empty and no batch runs; null while that is so. */
   let writer: Promise<void> | null = null;
   let drained: (() => void) | null = null;
@@ -97,12 +110,25 @@ export function spawnSerialActor<C>(
     });
   };
 
-  /** Start every batch that may start now: the head's command, while fewer than its depth run. */
+  /**
+   * Start every batch that may start now: the head's command, while fewer than its depth run and
+   * the last one has passed the pipeline's stage.
+   */
   const startBatches = () => {
     while (queue.length > 0) {
       const command = queue[0]!.command;
       const batched = commands[command] as Batched<C, unknown, unknown>;
-      if (running > 0 && (command !== runningCommand || running >= batched.depth)) return;
+      const { depth, startAfter } = batched.pipeline;
+      if (running > 0) {
+        if (command !== runningCommand || running >= depth) return;
+        if (!lastTurn!.hasPassed(startAfter)) {
+          if (awaited !== lastTurn) {
+            awaited = lastTurn;
+            void lastTurn!.passed(startAfter).then(startBatches);
+          }
+          return;
+        }
+      }
       let size = 0;
       let weight = 0;
       while (size < queue.length && queue[size]!.command === command) {
