@@ -1,7 +1,7 @@
 // The order in which an owner's pipelined batches pass through their transactions.
 //
 // A conversation owner may run its next batch of sends while the one before it is still being
-// written (serial-actor.ts: a batched command's `depth`). The two transactions then overlap
+// written (serial-actor.ts: a batched command's `pipeline`). The two transactions then overlap
 // where most of the time goes, the recipients' rows, yet four points stay in the order the
 // owner took the batches; at each, a batch waits until the one before it has passed:
 //

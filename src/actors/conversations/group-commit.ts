@@ -8,7 +8,7 @@
 // transaction of its own, outside the lanes: sharing a commit saves it nothing, and it would hold
 // a lane for as long as it writes while small sends wait.
 //
-// Order: an owner may submit its next batch while the last one runs (serial-actor.ts, `depth`),
+// Order: an owner may submit its next batch while the last one runs (serial-actor.ts, `pipeline`),
 // each with its Turn. A transaction is handed the order of the batches it holds (commit-order.ts),
 // so a conversation's sends still take their ids and commit in the order its owner took them;
 // batches of different owners never depended on each other's order. Lanes are taken in order
