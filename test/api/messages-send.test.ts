@@ -323,10 +323,13 @@ delivery('concurrent sends to one channel: each answered, duplicates once, event
 delivery('overlapping batches of first sends to new channels, with keys claimed twice, are all answered in order', async () => {
   const { member, owner, admin, moderator } = cast;
   const senders = [member, owner, admin, moderator];
+  const { queue_id } = await registerState(owner, { types: ['message'] });
+  const all: number[] = [];
   for (let round = 0; round < 4; round++) {
     const name = `first sends ${round}`;
     await createChannel(owner, name, { others: [member, admin, moderator] });
-    const sends = senders.flatMap((u, i) => [0, 1].map((copy) => ({ u, key: `first-${round}-${i}`, copy })));
+    // Each sender's send, twice with the same key.
+    const sends = senders.flatMap((u, i) => [0, 1].map(() => ({ u, key: `first-${round}-${i}` })));
     const answered = Promise.all(
       sends.map(({ u, key }) =>
         u.post('/api/v1/messages', { type: 'stream', to: name, topic: 'first', content: key }, { headers: { 'Idempotency-Key': key } }),
@@ -341,7 +344,10 @@ delivery('overlapping batches of first sends to new channels, with keys claimed 
     const first = await server.app.db.oneFirst(sql.type(z.object({ first_message_id: z.number() }))`
       SELECT first_message_id FROM channels WHERE name = ${name}`);
     assert.is(first, stored[0]!.id);
+    all.push(...stored.map((m) => m.id));
   }
+  const events = (await drainEvents(owner, queue_id)).filter((e) => e.type === 'message');
+  assert.equal(events.map((e) => e.message.id), all, 'each message once, in id order');
 });
 
 // The batches of different conversations' owners that wait for one of the realm's send lanes are
