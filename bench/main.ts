@@ -52,11 +52,18 @@ export interface Failure {
 }
 
 /** Run scenarios in turn; with `failures`, one that throws is recorded there and the next still runs. */
+/**
+ * Run the named scenarios (of `scenarios`) one after another on the same load generators. A
+ * scenario that throws fails the run, or, with `failures`, is recorded there and the run goes on.
+ * Either way the workspaces it made (data directory, database) are removed: a scenario disposes
+ * of them itself only when it gets that far.
+ */
 export async function runScenarios(
   names: readonly string[],
   options: RunOptions,
   generators: number,
   failures: Failure[] | null = null,
+  scenarios: Readonly<Record<string, (ctx: Context) => Promise<Comparison[]>>> = SCENARIOS,
 ): Promise<Comparison[]> {
   const gens = await Generators.start(generators);
   const started = Date.now();
@@ -64,24 +71,31 @@ export async function runScenarios(
   try {
     for (const name of names) {
       const t = Date.now();
+      const workspaces: Workspace[] = [];
       const ctx: Context = {
         options,
         gens,
         progress: (text) => {
           if (!options.quiet) process.stderr.write(`  [${((Date.now() - started) / 1000).toFixed(0).padStart(4)} s] ${text}\n`);
         },
-        workspace: () => Workspace.create(options.serverUrl),
+        workspace: async () => {
+          const w = await Workspace.create(options.serverUrl);
+          workspaces.push(w);
+          return w;
+        },
       };
       ctx.progress(`── ${name}`);
       let cs: Comparison[];
       try {
-        cs = await SCENARIOS[name]!(ctx);
+        cs = await scenarios[name]!(ctx);
       } catch (e) {
         if (!failures) throw e;
         const error = e instanceof Error ? e.message : String(e);
         failures.push({ scenario: name, error });
         process.stdout.write(`── ${name} FAILED: ${error}\n\n`);
         cs = [];
+      } finally {
+        for (const w of workspaces) await w.dispose();
       }
       await gens.closeConnections();
       out.push(...cs);

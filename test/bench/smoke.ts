@@ -7,7 +7,7 @@ import type { Comparison, Measurement } from '../../bench/report.js';
 import type { RunOptions } from '../../bench/scenarios/common.js';
 import { serverUrl } from '../helpers/database.js';
 
-const options: RunOptions = {
+export const smokeOptions: RunOptions = {
   durationS: 1,
   warmupS: 0,
   smoke: true,
@@ -19,7 +19,7 @@ const options: RunOptions = {
 };
 
 export function runSmoke(scenario: string): Promise<Comparison[]> {
-  return runScenarios([scenario], options, 2);
+  return runScenarios([scenario], smokeOptions, 2);
 }
 
 function checkMeasurement(m: Measurement, where: string): void {

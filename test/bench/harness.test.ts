@@ -1,0 +1,54 @@
+// The benchmark harness (bench/main.ts) removes what a scenario set up, its data directory and its
+// database, even when the scenario fails before it could do so itself.
+import { existsSync } from 'node:fs';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { runScenarios, type Failure } from '../../bench/main.js';
+import type { Workspace } from '../../bench/setup.js';
+import { admin, serverUrl } from '../helpers/database.js';
+import { smokeOptions as options } from './smoke.js';
+
+const t = suite('bench harness');
+
+/** A scenario that makes a workspace and fails; the workspace, once made. */
+function failing() {
+  const made: Workspace[] = [];
+  const scenario = async (ctx: { workspace(): Promise<Workspace> }) => {
+    made.push(await ctx.workspace());
+    throw new Error('the scenario broke');
+  };
+  return { made, scenarios: { broken: scenario } };
+}
+
+/** Whether the workspace's database still exists (false on the embedded database: there is none). */
+async function databaseExists(w: Workspace): Promise<boolean> {
+  const url = serverUrl();
+  if (!url || !w.databaseUrl) return false;
+  const name = new URL(w.databaseUrl).pathname.slice(1);
+  return admin(url, async (c) => (await c.query('SELECT 1 FROM pg_database WHERE datname = $1', [name])).rowCount === 1);
+}
+
+t('a failed scenario is recorded, and what it set up is removed', async () => {
+  const { made, scenarios } = failing();
+  const failures: Failure[] = [];
+  const results = await runScenarios(['broken'], options, 1, failures, scenarios);
+  assert.equal(results, []);
+  assert.equal(failures, [{ scenario: 'broken', error: 'the scenario broke' }]);
+  assert.is(made.length, 1);
+  assert.is(existsSync(made[0]!.dataDir), false, 'its data directory');
+  assert.is(await databaseExists(made[0]!), false, 'its database');
+});
+
+t('without a list of failures the error fails the run, after the clean-up', async () => {
+  const { made, scenarios } = failing();
+  try {
+    await runScenarios(['broken'], options, 1, null, scenarios);
+    assert.unreachable('should throw');
+  } catch (e) {
+    assert.is((e as Error).message, 'the scenario broke');
+  }
+  assert.is(existsSync(made[0]!.dataDir), false);
+  assert.is(await databaseExists(made[0]!), false);
+});
+
+t.run();
