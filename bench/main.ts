@@ -51,7 +51,6 @@ export interface Failure {
   readonly error: string;
 }
 
-/** Run scenarios in turn; with `failures`, one that throws is recorded there and the next still runs. */
 /**
  * Run the named scenarios (of `scenarios`) one after another on the same load generators. A
  * scenario that throws fails the run, or, with `failures`, is recorded there and the run goes on.
