@@ -17,7 +17,8 @@
 //   'commit'    the later batch sends its COMMIT once the earlier transaction is over, so no
 //               reader sees a message while one before it in its conversation is missing.
 //
-// A batch that fails passes every point at once: the one after it does not wait for ever. Waits
+// A batch passes every point once it is over, whatever its outcome (after a failure, once its
+// sends were retried one by one: send.ts): the one after it does not wait for ever. Waits
 // only ever point at a batch taken earlier, so they cannot form a cycle; a transaction that holds
 // several batches (the realm's group commit, group-commit.ts) waits only for batches outside it.
 // Nor can the database close one: every batch waited for past 'begun' holds the connection it

@@ -102,8 +102,8 @@ export class RealmEventStream {
  * Run `work` in one transaction; the events it emits are logged in that transaction and
  * released to queues only after it commits. Call from the actor that owns the write. With an
  * `order` (pipelined batches, commit-order.ts), the transaction begins, its events go to the log
- * and its COMMIT is sent only once the batches it follows are that far; the order is settled when
- * the transaction is over, whatever its outcome.
+ * and its COMMIT is sent only once the batches it follows are that far; the order is settled once
+ * it has committed (after a failure, the caller settles it).
  */
 export async function writeWithEvents<T>(
   db: DatabasePool,
@@ -113,11 +113,11 @@ export async function writeWithEvents<T>(
   beforeRelease?: (result: T) => void,
   order: CommitOrder = UNORDERED,
 ): Promise<T> {
-  try {
-    return await writeInOrder(db, stream, work, beforeRelease, order);
-  } finally {
-    order.settle();
-  }
+  const result = await writeInOrder(db, stream, work, beforeRelease, order);
+  // Committed: every stage passed. A failed transaction leaves its order to the caller, which may
+  // retry within it (send.ts) and settles it when done.
+  order.settle();
+  return result;
 }
 
 async function writeInOrder<T>(

@@ -254,7 +254,7 @@ stream('a write that follows another asks for its connection only once the other
   assert.is(await later, 'later');
 });
 
-stream('a write that follows one that failed is not held up', async () => {
+stream('a write that follows one that failed goes on once the failed one is settled', async () => {
   const { s, got } = await newStream((e) => e.payload.n);
   const first = new Turn(null);
   const failing = writeWithEvents(
@@ -270,8 +270,13 @@ stream('a write that follows one that failed is not held up', async () => {
     () => 'committed',
     (e: unknown) => String(e),
   );
-  await writeWithEvents(server.app.db, s, async (_tx, emit) => emit({ type: 'custom', payload: { n: 'b' }, userIds: null }), undefined, orderOf([new Turn(first)]));
+  const later = writeWithEvents(server.app.db, s, async (_tx, emit) => emit({ type: 'custom', payload: { n: 'b' }, userIds: null }), undefined, orderOf([new Turn(first)]));
   assert.match(await failing, /division by zero/);
+  // The caller settles a failed write's order once it is done with it (send.ts retries first).
+  assert.is(first.hasPassed('begun'), true, 'it began');
+  assert.is(first.hasPassed('commit'), false, 'a failed write leaves its order to the caller');
+  first.settle();
+  await later;
   assert.equal(got, ['b']);
 });
 

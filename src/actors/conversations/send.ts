@@ -91,8 +91,9 @@ export function sendWeight(ctx: Pick<WriteContext, 'realm'>, input: Pick<SendInp
  * a bug) is rolled back and retried one send per transaction, so that one send's failure is its
  * own; an unreachable database fails them all (their commit may be in doubt: never retried here).
  * With an `order` (the owner's batches pipelined, commit-order.ts) the batch's messages, events
- * and commit follow the owner's batch before it. A retry is no longer in that order: a batch that
- * failed has settled it, so the owner's next batch may be stored before the retried sends.
+ * and commit follow the owner's batch before it, and the retries happen before the order is
+ * settled (by the caller), so the owner's next batch follows them too. Only after a failure other
+ * than a duplicate key (a bug) may that next batch have taken its message ids before the retries.
  */
 export async function sendMessages(ctx: WriteContext, inputs: readonly SendInput[], order: CommitOrder = UNORDERED): Promise<Array<Reply<SendResult>>> {
   const results: Array<Reply<SendResult> | undefined> = inputs.map(() => undefined);
@@ -191,7 +192,9 @@ async function storeSends(ctx: WriteContext, inputs: readonly SendInput[], order
           nowMs,
         })),
       );
-      order.pass('messages');
+      // A batch holding idempotency keys may fail on a duplicate and be retried send by send,
+      // with new ids: the batch after it then starts (and takes its ids) only once it is over.
+      if (!inputs.some((input) => input.idempotencyKey !== undefined)) order.pass('messages');
       const recipients = await store.insertRecipients(
         tx,
         inputs.map((input, i) => ({ messageId: rows[i]!.id, channelId: input.channel?.id ?? null, userIds: input.dm?.userIds ?? null, rule: rules[i]! })),
