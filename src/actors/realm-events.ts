@@ -113,20 +113,6 @@ export async function writeWithEvents<T>(
   beforeRelease?: (result: T) => void,
   order: CommitOrder = UNORDERED,
 ): Promise<T> {
-  const result = await writeInOrder(db, stream, work, beforeRelease, order);
-  // Committed: every stage passed. A failed transaction leaves its order to the caller, which may
-  // retry within it (send.ts) and settles it when done.
-  order.settle();
-  return result;
-}
-
-async function writeInOrder<T>(
-  db: DatabasePool,
-  stream: RealmEventStream,
-  work: (tx: CommonQueryMethods, emit: Emit) => Promise<T>,
-  beforeRelease: ((result: T) => void) | undefined,
-  order: CommitOrder,
-): Promise<T> {
   const appended: { value: { ticket: Pending; events: PublishedEvent[] } | null } = { value: null };
   // Whether the handler is done ('returned': the COMMIT may have been sent), and whether the
   // transaction failed before it was (objects: the handler's closure reads and sets them).
@@ -158,6 +144,9 @@ async function writeInOrder<T>(
     });
     beforeRelease?.(result);
     if (appended.value) stream.committed(appended.value.ticket, appended.value.events);
+    // Committed: every stage passed. A failed transaction leaves its order to the caller, which
+    // may retry within it (send.ts) and settles it when done.
+    order.settle();
     return result;
   } catch (e) {
     // The caller still fails (a 503: the client retries, with its Idempotency-Key for sends).

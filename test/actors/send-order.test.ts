@@ -69,11 +69,17 @@ t('a batch inserts its messages once the batch before has, and claims its key on
   assert.equal(statements, ['INSERT INTO messages', 'WITH msgs AS', 'INSERT INTO idempotency_keys']);
 });
 
-t('a batch that follows nothing does not wait', async () => {
+t('a batch that follows nothing does not wait; holding a key, it lets the next start only once it is over', async () => {
   const statements: string[] = [];
-  void sendMessages(context(statements), [input], orderOf([new Turn(null)]));
+  const keyed = new Turn(null);
+  void sendMessages(context(statements), [input], orderOf([keyed]));
   await tick();
   assert.equal(statements, ['INSERT INTO messages', 'WITH msgs AS', 'INSERT INTO idempotency_keys']);
+  assert.is(keyed.hasPassed('messages'), false, 'a duplicate would fail it, and its retries take new ids');
+  const plain = new Turn(null);
+  void sendMessages(context([]), [{ ...input, idempotencyKey: undefined }], orderOf([plain]));
+  await tick();
+  assert.is(plain.hasPassed('messages'), true);
 });
 
 t.run();
