@@ -71,9 +71,14 @@ export interface RunningServer {
   readonly url: string;
   /** Everything printed on stdout so far. */
   output(): string;
-  /** Resolves with the exit code. */
+  /** Resolves with the exit code (null when a signal ended it). */
   exited: Promise<number | null>;
   stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+/** Whether `child` has ended: with an exit code, or killed by a signal (then exitCode stays null). */
+function hasExited(child: ChildProcess): boolean {
+  return child.exitCode !== null || child.signalCode !== null;
 }
 
 export interface HealthyProcess {
@@ -101,7 +106,7 @@ export async function spawnUntilHealthy(o: {
   child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
   const deadline = performance.now() + o.timeoutMs;
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`${o.what} exited early (${child.exitCode}):\n${out}`);
+    if (hasExited(child)) throw new Error(`${o.what} exited early (${child.exitCode ?? child.signalCode}):\n${out}`);
     if (await o.healthy()) break;
     if (performance.now() > deadline) {
       child.kill('SIGKILL');
@@ -125,7 +130,7 @@ export async function startServerProcess(env: Record<string, string>, timeoutMs 
     timeoutMs,
   });
   const exited = new Promise<number | null>((resolve) => {
-    if (child.exitCode !== null) resolve(child.exitCode);
+    if (hasExited(child)) resolve(child.exitCode);
     else child.on('exit', (code) => resolve(code));
   });
   return {
