@@ -54,8 +54,8 @@ export interface Failure {
 /**
  * Run the named scenarios (of `scenarios`) one after another on the same load generators. A
  * scenario that throws fails the run, or, with `failures`, is recorded there and the run goes on.
- * Either way the workspaces it made (data directory, database) are removed: a scenario disposes
- * of them itself only when it gets that far.
+ * Either way the workspaces it made (data directory, database) are removed here, once it is over
+ * (its servers stopped): scenarios leave that to the harness.
  */
 export async function runScenarios(
   names: readonly string[],

@@ -108,7 +108,7 @@ export class Workspace {
     });
   }
 
-  /** Remove the data directory and the database; once more does nothing. */
+  /** Remove the data directory and the database (runScenarios does, after the scenario); once more does nothing. */
   async dispose(): Promise<void> {
     rmSync(this.dataDir, { recursive: true, force: true });
     if (this.serverUrl && this.dbName) {

@@ -100,7 +100,6 @@ export async function capacity(ctx: Context): Promise<Comparison[]> {
     inspector.close();
     await ctx.gens.closeConnections();
     await server.stop();
-    await ws.dispose();
   }
   return [
     {
@@ -168,7 +167,6 @@ export async function restart(ctx: Context): Promise<Comparison[]> {
     usage = second.usage();
   } finally {
     await second.stop();
-    await ws.dispose();
   }
   return [
     {

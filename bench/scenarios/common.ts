@@ -33,6 +33,7 @@ export interface Context {
   readonly options: RunOptions;
   readonly gens: Generators;
   progress(text: string): void;
+  /** A fresh data directory and database; the harness removes it once the scenario is over. */
   workspace(): Promise<Workspace>;
 }
 

@@ -149,7 +149,6 @@ async function parleyPhases(ctx: Context, withSockets: boolean): Promise<{ phase
   } finally {
     await ctx.gens.closeConnections();
     await server.stop();
-    await ws.dispose();
   }
   return { phases, r3 };
 }

@@ -49,7 +49,6 @@ export async function presence(ctx: Context): Promise<Comparison[]> {
     );
     return measureLoop(ctx, 'presence Parley', server, conns, { field: 'presence_last_update_id', initial: '-1' });
   });
-  await ws.dispose();
   const ratio = parley.measurement.rate! / ref.rate!;
   return [
     {
@@ -118,7 +117,6 @@ export async function typing(ctx: Context): Promise<Comparison[]> {
     ).catch(() => undefined);
     return { ...m.measurement, generators: m.generators, sent, got };
   });
-  await ws.dispose();
   const ratio = parley.rate! / ref.rate!;
   const { sent, got, generators, ...rest } = parley;
   return [
@@ -197,6 +195,5 @@ export async function send(ctx: Context): Promise<Comparison[]> {
       });
     }
   });
-  await ws.dispose();
   return out;
 }

@@ -1,5 +1,5 @@
 // The benchmark harness (bench/main.ts) removes what a scenario set up, its data directory and its
-// database, even when the scenario fails before it could do so itself.
+// database, once the scenario is over, whether it succeeded or failed: scenarios leave it to it.
 import { existsSync } from 'node:fs';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -47,6 +47,20 @@ t('without a list of failures the error fails the run, after the clean-up', asyn
   } catch (e) {
     assert.is((e as Error).message, 'the scenario broke');
   }
+  assert.is(existsSync(made[0]!.dataDir), false);
+  assert.is(await databaseExists(made[0]!), false);
+});
+
+t('a scenario that succeeds leaves its clean-up to the harness, which does it', async () => {
+  const made: Workspace[] = [];
+  const scenarios = {
+    fine: async (ctx: { workspace(): Promise<Workspace> }) => {
+      made.push(await ctx.workspace());
+      assert.ok(existsSync(made[0]!.dataDir), 'there while the scenario runs');
+      return [];
+    },
+  };
+  assert.equal(await runScenarios(['fine'], options, 1, null, scenarios), []);
   assert.is(existsSync(made[0]!.dataDir), false);
   assert.is(await databaseExists(made[0]!), false);
 });
