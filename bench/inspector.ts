@@ -63,12 +63,12 @@ export class Inspector {
     return this.call('HeapProfiler.collectGarbage');
   }
 
-  /** The process's resident memory after a full collection. */
-  async collectedRss(server: { usage(): { rssBytes: number } }): Promise<number> {
+  /** The process's usage (its memory) after a full collection. */
+  async collectedUsage<U>(server: { usage(): U }): Promise<U> {
     await this.collectGarbage();
     // The collection returns pages to the system as it sweeps: give the sweeper a moment.
     await new Promise((r) => setTimeout(r, 500));
-    return server.usage().rssBytes;
+    return server.usage();
   }
 
   close(): void {

@@ -14,6 +14,12 @@ export interface Usage {
   /** User + system CPU seconds since the process started. */
   readonly cpuSeconds: number;
   readonly rssBytes: number;
+  /**
+   * The resident memory the process allocated itself (RssAnon): RSS without the pages of its
+   * executable and libraries, which a process maps in as its code first runs. A per-request
+   * figure read from RSS counts the code a burst of requests ran for the first time.
+   */
+  readonly anonBytes: number;
   readonly peakRssBytes: number;
 }
 
@@ -23,7 +29,7 @@ export function usage(pid: number): Usage {
   const cpuSeconds = (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const kb = (name: string) => Number(new RegExp(`${name}:\\s+(\\d+) kB`).exec(status)?.[1] ?? 0) * 1024;
-  return { cpuSeconds, rssBytes: kb('VmRSS'), peakRssBytes: kb('VmHWM') };
+  return { cpuSeconds, rssBytes: kb('VmRSS'), anonBytes: kb('RssAnon'), peakRssBytes: kb('VmHWM') };
 }
 
 export interface Server {
