@@ -20,17 +20,54 @@ export function parseBasicAuth(header: string): { email: string; key: string } {
 }
 
 /**
+ * A cache of at most twice `generation` entries that keeps what is in use: two maps, the newer
+ * taking every insertion. When the newer is full it becomes the older, and the older is dropped
+ * with whatever was not used meanwhile; a hit in the older copies the entry into the newer. A
+ * single map cleared when full dropped every entry at once, the busiest included, and a bound
+ * large enough to hold every user made each user cost an entry (about 140 bytes with its header)
+ * whether they were busy or not.
+ */
+export class RecentlyUsed<K, V> {
+  private newer = new Map<K, V>();
+  private older = new Map<K, V>();
+
+  constructor(private readonly generation: number) {}
+
+  get size(): number {
+    return this.newer.size + this.older.size;
+  }
+
+  get(key: K): V | undefined {
+    const v = this.newer.get(key);
+    if (v !== undefined) return v;
+    const old = this.older.get(key);
+    if (old !== undefined) this.set(key, old);
+    return old;
+  }
+
+  set(key: K, value: V): void {
+    if (this.newer.size >= this.generation) {
+      this.older = this.newer;
+      this.newer = new Map();
+    }
+    this.newer.set(key, value);
+  }
+}
+
+/**
  * Headers that passed the key check, per organization, with the user record they matched. A
  * client sends the same header with every request, and the HMAC is most of the cost of
  * authenticating. A hit counts only while that record is the user's current one: user records
  * are replaced, never changed, so a new key, a changed email (the API email follows the email
  * visibility), a deactivation or any other change of the user sends the header through the full
  * check again (and the entry then holds the current record). Only headers that matched are kept,
- * so a hit tells a caller nothing it did not already know.
+ * so a hit tells a caller nothing it did not already know. The cache holds the clients that make
+ * requests now, not every client connected: a parked long-poll makes one a minute or so, and its
+ * check (about 3 µs) costs less than holding its header.
  */
-const verified = new WeakMap<RealmHandle, Map<string, UserRecord>>();
-/** Entries per organization before the cache starts again (about 140 bytes each, the header string included). */
-const VERIFIED_MAX = 20_000;
+const verified = new WeakMap<RealmHandle, RecentlyUsed<string, UserRecord>>();
+/** Headers per generation of an organization's cache (at most twice as many are kept). */
+const VERIFIED_GENERATION = 4096;
 
 export function authenticate(secret: ServerSecret, realm: RealmHandle, header: string): UserRecord {
   let known = verified.get(realm);
@@ -41,8 +78,7 @@ export function authenticate(secret: ServerSecret, realm: RealmHandle, header: s
     user = realm.state.userByEmail(email) ?? realm.state.userByDeliveryEmail(email);
     const matches = apiKeyMatches(secret, key, user ? user.api_key_hash : NO_SUCH_KEY);
     if (!user || !matches) throw errors.invalidApiKey();
-    if (!known) verified.set(realm, (known = new Map()));
-    if (known.size >= VERIFIED_MAX) known.clear();
+    if (!known) verified.set(realm, (known = new RecentlyUsed(VERIFIED_GENERATION)));
     known.set(header, user);
   }
   if (realm.state.realm.deactivated) throw errors.realmDeactivated();

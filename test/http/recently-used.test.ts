@@ -1,0 +1,41 @@
+// The cache of verified Authorization headers: bounded, and keeping what is in use.
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { RecentlyUsed } from '../../src/http/auth.js';
+
+const t = suite('recently used');
+
+t('holds at most two generations, whatever is added', () => {
+  const c = new RecentlyUsed<number, string>(3);
+  for (let i = 0; i < 100; i++) c.set(i, `v${i}`);
+  assert.ok(c.size <= 6, `size ${c.size}`);
+  assert.is(c.get(99), 'v99');
+  assert.is(c.get(0), undefined);
+});
+
+t('an entry in use stays however many others pass through', () => {
+  const c = new RecentlyUsed<string, number>(4);
+  c.set('busy', 1);
+  for (let i = 0; i < 1000; i++) {
+    c.set(`once-${i}`, i);
+    // Used at least once per generation: each use in the older map copies it into the newer.
+    if (i % 3 === 0) assert.is(c.get('busy'), 1, `lost after ${i}`);
+  }
+  assert.is(c.get('once-0'), undefined);
+});
+
+t('an entry not used for two generations is dropped', () => {
+  const c = new RecentlyUsed<string, number>(2);
+  c.set('idle', 1);
+  c.set('a', 2); // the newer map is full: 'idle' and 'a'
+  c.set('b', 3); // they became the older map
+  assert.is(c.get('idle'), 1); // a hit there copies it into the newer, with 'b'
+  c.set('c', 4); // the newer ('b', 'idle') became the older
+  c.set('d', 5);
+  c.set('e', 6); // ('c', 'd') older: 'idle' unused since is gone
+  assert.is(c.get('idle'), undefined);
+  assert.is(c.get('a'), undefined);
+  assert.is(c.get('d'), 5);
+});
+
+t.run();
