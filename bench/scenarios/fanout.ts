@@ -17,20 +17,28 @@ interface Rounds {
   readonly peakRssBytes: number;
 }
 
-/** `rounds` times: wait until n are parked, fire, wait for n deliveries. */
-async function rounds(ctx: Context, label: string, server: Server, n: number, count: number, parkedNow: () => Promise<number>, fire: () => Promise<void>): Promise<Rounds> {
+/**
+ * A round uncounted, then `count` rounds: wait until n are parked, fire, wait for n deliveries.
+ * The first round of a process runs its delivery code cold (interpreted, then compiled): counted,
+ * it was the slowest of five by up to half, in whichever series came first, so that a comparison
+ * of two series' worst rounds compared their order. Every series is measured warm, as the closed
+ * loops are after their warm-up.
+ */
+export async function rounds(ctx: Pick<Context, 'gens' | 'progress'>, label: string, server: Server, n: number, count: number, parkedNow: () => Promise<number>, fire: () => Promise<void>): Promise<Rounds> {
   const last: number[] = [];
   const each: number[] = [];
-  await ctx.gens.collect();
-  const before = server.usage();
-  for (let r = 0; r < count; r++) {
+  let before = server.usage();
+  for (let r = -1; r < count; r++) {
     await waitFor(`${label}: ${n} parked`, async () => (await parkedNow()) >= n, 120_000, 50);
-    ctx.progress(`${label}: round ${r + 1}/${count}`);
+    ctx.progress(r < 0 ? `${label}: warm-up round` : `${label}: round ${r + 1}/${count}`);
+    if (r === 0) before = server.usage();
+    await ctx.gens.collect();
     const t0 = now();
     await fire();
     await waitFor(`${label}: ${n} deliveries`, () => ctx.gens.delivered() >= n, 120_000, 5);
     const d = await ctx.gens.collect();
     if (d.times.length < n) throw new Error(`${label}: ${d.times.length} of ${n} delivered`);
+    if (r < 0) continue;
     const times = d.times.map((t) => t - t0);
     last.push(Math.max(...times));
     each.push(...times);
