@@ -9,7 +9,7 @@ import { apiPost, gauge, HOST, mbPer, registerQueues, waitFor, type Context } fr
 
 const settle = () => new Promise((r) => setTimeout(r, 1000));
 
-/** Memory read after a full collection, and the total right after parking, each against `before`. */
+/** A process's anonymous resident memory as N parks: after full collections, and right after parking. */
 export interface Readings {
   /** Anonymous resident bytes after a full collection, at the baseline, a third of N and N. */
   readonly collected: [number, number, number];
