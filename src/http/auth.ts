@@ -62,8 +62,9 @@ export class RecentlyUsed<K, V> {
  * visibility), a deactivation or any other change of the user sends the header through the full
  * check again (and the entry then holds the current record). Only headers that matched are kept,
  * so a hit tells a caller nothing it did not already know. The cache holds the clients that make
- * requests now, not every client connected: a parked long-poll makes one a minute or so, and its
- * check (about 3 µs) costs less than holding its header.
+ * requests now, not every client connected: a client whose poll stays parked makes one about
+ * every heartbeat (50 s by default), and its full check (about 3 µs) costs less than holding its
+ * header.
  */
 const verified = new WeakMap<RealmHandle, RecentlyUsed<string, UserRecord>>();
 /** Headers per generation of an organization's cache (at most twice as many are kept). */
