@@ -22,12 +22,11 @@ export function parseBasicAuth(header: string): { email: string; key: string } {
 /**
  * A cache of at most twice `generation` entries that keeps what is in use: two maps, the newer
  * taking every insertion. When the newer is full it becomes the older, and the older is dropped
- * with whatever was not used meanwhile; a hit in the older moves the entry into the newer (with
- * the key it was looked up by: a header string is a new string with every request, and a copy
- * left in the older map would keep both). A
- * single map cleared when full dropped every entry at once, the busiest included, and a bound
- * large enough to hold every user made each user cost an entry (about 140 bytes with its header)
- * whether they were busy or not.
+ * with whatever was not used meanwhile; a hit in the older moves the entry into the newer (under
+ * the key it was looked up by: a header is a new string with every request, and a copy left in
+ * the older map would keep both). A single map cleared when full dropped every entry at once, the
+ * busiest included, and a bound large enough to hold every user made each user cost an entry
+ * (about 140 bytes with its header) whether they were busy or not.
  */
 export class RecentlyUsed<K, V> {
   private newer = new Map<K, V>();
