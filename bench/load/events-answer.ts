@@ -11,6 +11,7 @@ const OPEN_BRACKET = 0x5b;
 const CLOSE_BRACKET = 0x5d;
 const OPEN_BRACE = 0x7b;
 const CLOSE_BRACE = 0x7d;
+const TYPE_KEY = '"type":"';
 
 /**
  * Events of this type: occurrences of `"type":"<type>"`. Inside a string every quote is escaped,
@@ -20,8 +21,16 @@ const CLOSE_BRACE = 0x7d;
  */
 export function countType(body: string, type: string): number {
   const needle = `"type":${JSON.stringify(type)}`;
+  // indexOf scans for the pattern's first character and compares the rest at each one found; a
+  // quote begins nearly every token of JSON, so `"type":…` was compared almost everywhere (650 ns
+  // an event in a typing answer). The scan looks for the needle from its value's second character
+  // instead (`yping"`: rare), and checks the part before it.
+  const skip = Math.min(TYPE_KEY.length + 1, needle.length - 1);
+  const anchor = needle.slice(skip);
   let n = 0;
-  for (let at = body.indexOf(needle); at >= 0; at = body.indexOf(needle, at + needle.length)) n++;
+  for (let at = body.indexOf(anchor, skip); at >= 0; at = body.indexOf(anchor, at + 1)) {
+    if (body.startsWith(needle, at - skip)) n++;
+  }
   return n;
 }
 

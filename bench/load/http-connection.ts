@@ -29,7 +29,11 @@ export function encodeRequest(r: HttpRequest, host: string): Buffer {
 
 export class HttpConnection {
   private readonly socket: Socket;
-  private buf: Buffer = Buffer.alloc(0);
+  /** What has arrived of the response being read, and its size. */
+  private chunks: Buffer[] = [];
+  private buffered = 0;
+  /** The response's whole size once its head says (Content-Length), else -1: read again on every chunk. */
+  private expected = -1;
   private pending: { resolve: (r: HttpResponse) => void; reject: (e: Error) => void } | null = null;
   private closedError: Error | null = null;
   readonly ready: Promise<void>;
@@ -41,9 +45,12 @@ export class HttpConnection {
       this.socket.once('connect', () => resolve());
       this.socket.once('error', reject);
     });
+    // A long-poll answer of a typing loop is some 200 KB, in chunks of 64 KB: joining every chunk
+    // to what came before and parsing again copied it several times over.
     this.socket.on('data', (d: Buffer) => {
-      this.buf = this.buf.length === 0 ? d : Buffer.concat([this.buf, d]);
-      this.parse();
+      this.chunks.push(d);
+      this.buffered += d.length;
+      if (this.expected < 0 || this.buffered >= this.expected) this.parse();
     });
     const fail = (e: Error) => {
       this.closedError = e;
@@ -70,31 +77,35 @@ export class HttpConnection {
   }
 
   private parse(): void {
-    const end = this.buf.indexOf(CRLF2);
+    const buf = this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks, this.buffered);
+    this.chunks = [buf];
+    const end = buf.indexOf(CRLF2);
     if (end < 0) return;
-    const head = this.buf.subarray(0, end).toString('latin1');
+    const head = buf.subarray(0, end).toString('latin1');
     const status = Number(head.slice(9, 12));
     const lengthMatch = /\r\ncontent-length:\s*(\d+)/i.exec(head);
     let body: Buffer;
     let consumed: number;
     if (lengthMatch) {
-      const len = Number(lengthMatch[1]);
-      if (this.buf.length < end + 4 + len) return;
-      body = this.buf.subarray(end + 4, end + 4 + len);
-      consumed = end + 4 + len;
+      consumed = end + 4 + Number(lengthMatch[1]);
+      if (buf.length < consumed) {
+        this.expected = consumed;
+        return;
+      }
+      body = buf.subarray(end + 4, consumed);
     } else if (/\r\ntransfer-encoding:\s*chunked/i.test(head)) {
       const parts: Buffer[] = [];
       let at = end + 4;
       for (;;) {
-        const lineEnd = this.buf.indexOf('\r\n', at);
+        const lineEnd = buf.indexOf('\r\n', at);
         if (lineEnd < 0) return;
-        const size = Number.parseInt(this.buf.subarray(at, lineEnd).toString('latin1'), 16);
-        if (this.buf.length < lineEnd + 2 + size + 2) return;
+        const size = Number.parseInt(buf.subarray(at, lineEnd).toString('latin1'), 16);
+        if (buf.length < lineEnd + 2 + size + 2) return;
         if (size === 0) {
           consumed = lineEnd + 4;
           break;
         }
-        parts.push(this.buf.subarray(lineEnd + 2, lineEnd + 2 + size));
+        parts.push(buf.subarray(lineEnd + 2, lineEnd + 2 + size));
         at = lineEnd + 2 + size + 2;
       }
       body = Buffer.concat(parts);
@@ -102,7 +113,10 @@ export class HttpConnection {
       body = Buffer.alloc(0);
       consumed = end + 4;
     }
-    this.buf = this.buf.subarray(consumed);
+    const rest = buf.subarray(consumed);
+    this.chunks = rest.length > 0 ? [rest] : [];
+    this.buffered = rest.length;
+    this.expected = -1;
     const p = this.pending;
     this.pending = null;
     p?.resolve({ status, body: body.toString('utf8') });

@@ -9,6 +9,8 @@ const t = suite('bench: reading event answers');
 /** Strings that look like JSON structure, quotes and escapes included. */
 const TRICKY = [
   'plain',
+  'typing', // `"topic":"typing"`: what the count scans for first (`yping"`), in a member not named type
+  'xtyping',
   '"type":"typing"',
   '{"type":"typing","id":999999}',
   'ends with a backslash \\',
