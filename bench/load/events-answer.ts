@@ -22,9 +22,9 @@ const TYPE_KEY = '"type":"';
 export function countType(body: string, type: string): number {
   const needle = `"type":${JSON.stringify(type)}`;
   // indexOf scans for the pattern's first character and compares the rest at each one found; a
-  // quote begins nearly every token of JSON, so `"type":…` was compared almost everywhere (650 ns
-  // an event in a typing answer). The scan looks for the needle from its value's second character
-  // instead (`yping"`: rare), and checks the part before it.
+  // quote begins nearly every token of JSON, so `"type":…` was compared almost everywhere (240 ns
+  // an event in a 1,400-event typing answer). The scan looks for the needle from its value's
+  // second character instead (`yping"`: rare), and checks the part before it (130 ns).
   const skip = Math.min(TYPE_KEY.length + 1, needle.length - 1);
   const anchor = needle.slice(skip);
   let n = 0;

@@ -1,6 +1,6 @@
 // The load generators' HTTP client (bench/load/http-connection.ts) reads each response whole, however
-// the bytes are split on the way: a response in one piece, a byte at a time, or with the next
-// request's answer on the same connection after it.
+// its bytes arrive: in one piece, a byte at a time, or in pieces of any size; framed by
+// Content-Length or chunked; one answer after another on the same connection.
 import { createServer, type Server, type Socket } from 'node:net';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -55,7 +55,7 @@ const SPLITS: Record<string, (b: Buffer) => Buffer[]> = {
     return pieces;
   },
   'in 64 KiB pieces': (b) => Array.from({ length: Math.ceil(b.length / 65536) }, (_, i) => b.subarray(i * 65536, (i + 1) * 65536)),
-  'the head split from its body, the body in three': (b) => {
+  'split inside the blank line after the head, the body in three': (b) => {
     const head = b.indexOf('\r\n\r\n') + 2;
     const third = Math.ceil((b.length - head) / 3);
     return [b.subarray(0, head), b.subarray(head, head + third), b.subarray(head + third, head + 2 * third), b.subarray(head + 2 * third)];
