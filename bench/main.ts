@@ -52,10 +52,14 @@ export interface Failure {
 }
 
 /**
- * Run the named scenarios (of `scenarios`) one after another on the same load generators. A
- * scenario that throws fails the run, or, with `failures`, is recorded there and the run goes on.
- * Either way the workspaces it made (data directory, database) are removed here, once it is over
- * (its servers stopped): scenarios leave that to the harness.
+ * Run the named scenarios (of `scenarios`) one after another, each on load generators of its own:
+ * its reference and Parley share them, scenarios do not. Generators that had run the fan-out
+ * scenario made the next one's WebSocket series slower (ws-fanout at N = 1,000: 0.99–1.53 × the
+ * long-polls in six runs, against 0.68–1.06 in four on fresh ones), so a scenario's result
+ * depended on what ran before it. A scenario that throws fails the run, or, with `failures`, is
+ * recorded there and the run goes on. Either way the workspaces it made (data directory,
+ * database) are removed here, once it is over (its servers stopped): scenarios leave that to the
+ * harness.
  */
 export async function runScenarios(
   names: readonly string[],
@@ -64,47 +68,46 @@ export async function runScenarios(
   failures: Failure[] | null = null,
   scenarios: Readonly<Record<string, (ctx: Context) => Promise<Comparison[]>>> = SCENARIOS,
 ): Promise<Comparison[]> {
-  const gens = await Generators.start(generators);
   const started = Date.now();
   const out: Comparison[] = [];
-  try {
-    for (const name of names) {
-      const t = Date.now();
-      const workspaces: Workspace[] = [];
-      const ctx: Context = {
-        options,
-        gens,
-        progress: (text) => {
-          if (!options.quiet) process.stderr.write(`  [${((Date.now() - started) / 1000).toFixed(0).padStart(4)} s] ${text}\n`);
-        },
-        workspace: async () => {
-          const w = await Workspace.create(options.serverUrl);
-          workspaces.push(w);
-          return w;
-        },
-      };
-      ctx.progress(`── ${name}`);
-      let cs: Comparison[];
+  for (const name of names) {
+    const t = Date.now();
+    const workspaces: Workspace[] = [];
+    const gens = await Generators.start(generators);
+    const ctx: Context = {
+      options,
+      gens,
+      progress: (text) => {
+        if (!options.quiet) process.stderr.write(`  [${((Date.now() - started) / 1000).toFixed(0).padStart(4)} s] ${text}\n`);
+      },
+      workspace: async () => {
+        const w = await Workspace.create(options.serverUrl);
+        workspaces.push(w);
+        return w;
+      },
+    };
+    ctx.progress(`── ${name}`);
+    let cs: Comparison[];
+    try {
+      cs = await scenarios[name]!(ctx);
+    } catch (e) {
+      if (!failures) throw e;
+      const error = e instanceof Error ? e.message : String(e);
+      failures.push({ scenario: name, error });
+      process.stdout.write(`── ${name} FAILED: ${error}\n\n`);
+      cs = [];
+    } finally {
       try {
-        cs = await scenarios[name]!(ctx);
-      } catch (e) {
-        if (!failures) throw e;
-        const error = e instanceof Error ? e.message : String(e);
-        failures.push({ scenario: name, error });
-        process.stdout.write(`── ${name} FAILED: ${error}\n\n`);
-        cs = [];
-      } finally {
         for (const w of workspaces) await w.dispose();
-      }
-      await gens.closeConnections();
-      out.push(...cs);
-      if (!options.quiet) {
-        for (const c of cs) process.stdout.write(describe(c) + '\n');
-        process.stdout.write(`  (${name} took ${((Date.now() - t) / 1000).toFixed(0)} s)\n\n`);
+      } finally {
+        await gens.close();
       }
     }
-  } finally {
-    await gens.close();
+    out.push(...cs);
+    if (!options.quiet) {
+      for (const c of cs) process.stdout.write(describe(c) + '\n');
+      process.stdout.write(`  (${name} took ${((Date.now() - t) / 1000).toFixed(0)} s)\n\n`);
+    }
   }
   return out;
 }

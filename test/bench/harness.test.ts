@@ -4,6 +4,7 @@ import { existsSync } from 'node:fs';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { runScenarios, type Failure } from '../../bench/main.js';
+import type { Context } from '../../bench/scenarios/common.js';
 import type { Workspace } from '../../bench/setup.js';
 import { admin, serverUrl } from '../helpers/database.js';
 import { smokeOptions as options } from './smoke.js';
@@ -18,6 +19,16 @@ function failing() {
     throw new Error('the scenario broke');
   };
   return { made, scenarios: { broken: scenario } };
+}
+
+/** Whether a process runs (signal 0 checks without signalling). */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** Whether the workspace's database still exists (false on the embedded database: there is none). */
@@ -63,6 +74,25 @@ t('a scenario that succeeds leaves its clean-up to the harness, which does it', 
   assert.equal(await runScenarios(['fine'], options, 1, null, scenarios), []);
   assert.is(existsSync(made[0]!.dataDir), false);
   assert.is(await databaseExists(made[0]!), false);
+});
+
+t('each scenario runs on load generators of its own, ended with it', async () => {
+  const seen: number[][] = [];
+  const record = async (ctx: Context) => {
+    const pids = ctx.gens.pids();
+    for (const pid of pids) assert.ok(alive(pid), 'running while the scenario runs');
+    seen.push(pids);
+    return [];
+  };
+  await runScenarios(['first', 'second'], options, 2, null, { first: record, second: record });
+  assert.is(seen.length, 2);
+  assert.is(seen[0]!.length, 2);
+  assert.equal(
+    seen[1]!.filter((pid) => seen[0]!.includes(pid)),
+    [],
+    'the second scenario shares no process with the first',
+  );
+  for (const pid of seen.flat()) assert.not.ok(alive(pid), `generator ${pid} ended with its scenario`);
 });
 
 t.run();
