@@ -56,10 +56,11 @@ export interface Failure {
  * its reference and Parley share them, scenarios do not. Generators that had run the fan-out
  * scenario made the next one's WebSocket series slower: ws-fanout at N = 1,000 right after it gave
  * 0.99–1.53 × the long-polls in six runs (median 1.42), against 0.68–1.47 in eight on fresh ones
- * (median 0.95). A scenario's result depended on what ran before it. A scenario that throws fails the run, or, with `failures`, is
- * recorded there and the run goes on. Either way the workspaces it made (data directory,
- * database) are removed here, once it is over (its servers stopped): scenarios leave that to the
- * harness.
+ * (median 0.95). A scenario's result depended on what ran before it.
+ *
+ * A scenario that throws fails the run, or, with `failures`, is recorded there and the run goes
+ * on. Either way the workspaces it made (data directory, database) are removed here, and its
+ * generators ended, once it is over (its servers stopped): scenarios leave that to the harness.
  */
 export async function runScenarios(
   names: readonly string[],

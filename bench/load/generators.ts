@@ -84,15 +84,15 @@ export class Generators {
     return this.gens.length;
   }
 
-  /**
-   * CPU seconds used so far by all generator processes. They share the machine with the server
-   * they drive: a loop whose generators use a core's worth is bounded by them as much as by it.
-   */
   /** The generator processes' ids. */
   pids(): number[] {
     return this.gens.map((g) => g.child.pid!);
   }
 
+  /**
+   * CPU seconds used so far by all generator processes. They share the machine with the server
+   * they drive: a loop whose generators use a core's worth is bounded by them as much as by it.
+   */
   cpuSeconds(): number {
     return this.gens.reduce((s, g) => s + usage(g.child.pid!).cpuSeconds, 0);
   }
