@@ -10,7 +10,8 @@ export class LockedError extends Error {
   }
 }
 
-function alive(pid: number): boolean {
+/** Whether process `pid` exists (signal 0 checks without signalling; EPERM: it exists, not ours). */
+export function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

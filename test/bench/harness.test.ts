@@ -6,6 +6,7 @@ import * as assert from 'uvu/assert';
 import { runScenarios, type Failure } from '../../bench/main.js';
 import type { Context } from '../../bench/scenarios/common.js';
 import type { Workspace } from '../../bench/setup.js';
+import { alive } from '../../src/process-lock.js';
 import { admin, serverUrl } from '../helpers/database.js';
 import { smokeOptions as options } from './smoke.js';
 
@@ -19,16 +20,6 @@ function failing() {
     throw new Error('the scenario broke');
   };
   return { made, scenarios: { broken: scenario } };
-}
-
-/** Whether a process runs (signal 0 checks without signalling). */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** Whether the workspace's database still exists (false on the embedded database: there is none). */

@@ -26,7 +26,7 @@ async function serve(answers: string[], split: (bytes: Buffer) => Buffer[]): Pro
 }
 
 /** `p`, or a rejection after `ms` (a client that misreads the framing waits for bytes that never come). */
-function within<T>(ms: number, p: Promise<T>): Promise<T> {
+function orTimeout<T>(ms: number, p: Promise<T>): Promise<T> {
   let timer!: NodeJS.Timeout;
   const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms)));
   return Promise.race([p, late]).finally(() => clearTimeout(timer));
@@ -69,7 +69,7 @@ for (const [name, split] of Object.entries(SPLITS)) {
     try {
       await conn.ready;
       for (const expected of EXPECTED) {
-        const res = await within(5000, conn.send(encodeRequest({ method: 'GET', path: '/' }, '127.0.0.1')));
+        const res = await orTimeout(5000, conn.send(encodeRequest({ method: 'GET', path: '/' }, '127.0.0.1')));
         assert.equal(res, expected);
       }
     } finally {
