@@ -105,6 +105,29 @@ codecs('a string parameter whose handler refuses NUL itself lets it through', ()
   assert.is(validateParams(content, { content: 'a\u0000b' }).values.content, 'a\u0000b');
 });
 
+codecs('intList takes what a JSON array of j.int() takes, with the same messages', () => {
+  const fast = z.object({ ids: p.intList() });
+  const reference = z.object({ ids: p.json(z.array(j.int())) });
+  const number = fc.oneof(fc.integer(), fc.maxSafeInteger(), fc.maxSafeNat().map((n) => -n), fc.double(), fc.constant(-0), fc.constant(2 ** 53));
+  const value = fc.oneof(number, fc.string(), fc.boolean(), fc.constant(null), fc.array(fc.integer(), { maxLength: 2 }), fc.object());
+  const text = fc.oneof(
+    { weight: 3, arbitrary: fc.array(number).map((a) => JSON.stringify(a)) },
+    { weight: 2, arbitrary: fc.array(value).map((a) => JSON.stringify(a)) },
+    { weight: 1, arbitrary: fc.json() },
+    { weight: 1, arbitrary: fc.string() },
+    { weight: 1, arbitrary: fc.array(fc.integer()).map((a) => ` [ ${a.join(' , ')} ] `) },
+  );
+  fc.assert(
+    fc.property(text, (ids) => {
+      const ours = outcome(() => validateParams(fast, { ids }));
+      const theirs = outcome(() => validateParams(reference, { ids }));
+      if (!isDeepStrictEqual(ours, theirs)) assert.unreachable(`${ids}: ${JSON.stringify(ours)} ≠ ${JSON.stringify(theirs)}`);
+    }),
+    { numRuns: 2000 },
+  );
+  assert.equal(validateParams(fast, { ids: '[3,-0,9007199254740991]' }).values.ids, [3, -0, 9007199254740991]);
+});
+
 codecs.run();
 
 // validateParams runs most schemas as a list of codec checks rather than through zod; zod's

@@ -8,7 +8,7 @@ import { errors } from '../../domain/errors.js';
 import { typingEditEvent, typingEvent } from '../../domain/events/typing.js';
 import { topicFromClient } from '../../domain/events/topics.js';
 import { userEndpoint, type UserContext } from '../endpoint.js';
-import { j, p } from '../params.js';
+import { p } from '../params.js';
 import { accessibleMessage } from '../views/message-fetch.js';
 import { messageAudience } from '../../actors/conversations/message-view.js';
 import { checkCanSendToChannel } from '../../actors/conversations/send-rules.js';
@@ -64,7 +64,7 @@ export const setTyping = userEndpoint(
   z.object({
     type: p.enum(['direct', 'private', 'stream', 'channel']).default('direct'),
     op: p.enum(['start', 'stop']),
-    to: p.json(z.array(j.int())).optional(),
+    to: p.intList().optional(),
     stream_id: p.int().optional(),
     topic: p.string().optional(),
   }),
