@@ -36,6 +36,8 @@ scenarios: ${Object.keys(SCENARIOS).join(', ')}, all (writes BENCHMARKS.md)
 options:
   --duration S       seconds of each measured closed loop (default 10)
   --warmup S         unmeasured seconds before it (default 2)
+  --turns K          presence and typing: R1 and Parley take K alternating turns of duration/K
+                     seconds each (default 5)
   --concurrency C    clients of the closed-loop scenarios (default per scenario)
   --sizes N[,N]      fanout/ws-fanout subscriber counts (default 1000,10000); capacity/restart N
   --database-url U   run on this Postgres server (a fresh database per scenario); default: embedded,
@@ -129,6 +131,7 @@ async function main(): Promise<number> {
     options: {
       duration: { type: 'string' },
       warmup: { type: 'string' },
+      turns: { type: 'string' },
       concurrency: { type: 'string' },
       sizes: { type: 'string' },
       'database-url': { type: 'string' },
@@ -156,6 +159,7 @@ async function main(): Promise<number> {
   const options: RunOptions = {
     durationS: num(values.duration, smoke ? 1 : 10),
     warmupS: num(values.warmup, smoke ? 0 : 2),
+    turns: Math.max(1, Math.round(num(values.turns, smoke ? 2 : 5))),
     smoke,
     serverUrl: values['database-url'] ?? (process.env.DATABASE_URL || undefined),
     profile: { cpuDir: values['cpu-prof'], heapDir: values['heap-prof'] },

@@ -16,6 +16,8 @@ export interface RunOptions {
   readonly durationS: number;
   /** Seconds of unmeasured load before it (JIT, caches, pools). */
   readonly warmupS: number;
+  /** Turns in which a closed loop against R1 alternates between R1 and Parley (measureLoops). */
+  readonly turns: number;
   /** Tiny sizes, for the test suite: proves the scenario runs, not how fast. */
   readonly smoke: boolean;
   /** postgres:// server on which each scenario creates its own database; unset: embedded. */
@@ -52,6 +54,24 @@ export async function waitFor(what: string, f: () => boolean | Promise<boolean>,
   }
 }
 
+/** One side of a closed-loop comparison: a server and the requests of each of its connections. */
+export interface LoopSide {
+  readonly label: string;
+  readonly server: Server;
+  readonly connections: ReadonlyArray<readonly HttpRequest[]>;
+  /** Each request carries a field of its connection's previous answer (presence's last_update_id). */
+  readonly chain?: { field: string; initial: string } | undefined;
+}
+
+export interface LoopOutcome {
+  /** The warm-up's requests (null without one). */
+  readonly warmup: LoopSummary | null;
+  /** The measured requests, every turn's together. */
+  readonly summary: LoopSummary;
+  readonly measurement: Omit<Measurement, 'who' | 'extra'>;
+  readonly generators: Record<string, string>;
+}
+
 /** A closed loop: warm-up, then the measured run with its server's CPU and peak memory. */
 export async function measureLoop(
   ctx: Context,
@@ -59,33 +79,73 @@ export async function measureLoop(
   server: Server,
   connections: ReadonlyArray<readonly HttpRequest[]>,
   chain?: { field: string; initial: string },
-): Promise<{ summary: LoopSummary; measurement: Omit<Measurement, 'who' | 'extra'>; generators: Record<string, string> }> {
+): Promise<LoopOutcome> {
+  const [outcome] = await measureLoops(ctx, [{ label, server, connections, chain }], 1);
+  return outcome!;
+}
+
+/**
+ * Closed loops on several servers: each warmed up, then measured in `turns` rounds in which every
+ * side runs durationS / turns seconds, one after the other. A reference and Parley measured one
+ * after the other compare the machine of one moment with that of the next: on a shared virtual
+ * machine R1 alone gave 29,000 and 53,000 requests/s a few minutes apart. In alternating turns a
+ * drift of the machine's speed moves both sides alike.
+ */
+export async function measureLoops(ctx: Context, sides: readonly LoopSide[], turns: number): Promise<LoopOutcome[]> {
   const { options, gens } = ctx;
-  if (options.warmupS > 0) {
-    ctx.progress(`${label}: warming up ${options.warmupS} s`);
-    await gens.loop(server.port, HOST, connections, ms(options.warmupS), chain);
+  const warmups: Array<LoopSummary | null> = [];
+  for (const side of sides) {
+    if (options.warmupS > 0) {
+      ctx.progress(`${side.label}: warming up ${options.warmupS} s`);
+      warmups.push(await gens.loop(side.server.port, HOST, side.connections, ms(options.warmupS), side.chain));
+    } else warmups.push(null);
   }
-  const before = server.usage();
-  const gensBefore = gens.cpuSeconds();
-  const timer = setInterval(() => ctx.progress(`${label}: ${gens.progress().toLocaleString('en-US')} requests`), 2000);
-  const summary = await gens.loop(server.port, HOST, connections, ms(options.durationS), chain);
-  clearInterval(timer);
-  const after = server.usage();
-  const gensCpu = gens.cpuSeconds() - gensBefore;
-  if (summary.errors > 0) throw new Error(`${label}: ${summary.errors} failed requests; first: ${summary.firstError}`);
-  const { p50, p99 } = latencyStats(summary.latencies);
+  const totals = sides.map(() => ({ summaries: [] as LoopSummary[], cpuSeconds: 0, gensCpu: 0 }));
+  for (let turn = 1; turn <= Math.max(1, turns); turn++) {
+    for (const [i, side] of sides.entries()) {
+      const before = side.server.usage();
+      const gensBefore = gens.cpuSeconds();
+      const of = turns > 1 ? ` (turn ${turn} of ${turns})` : '';
+      const timer = setInterval(() => ctx.progress(`${side.label}${of}: ${gens.progress().toLocaleString('en-US')} requests`), 2000);
+      const summary = await gens.loop(side.server.port, HOST, side.connections, ms(options.durationS / Math.max(1, turns)), side.chain).finally(() => clearInterval(timer));
+      if (summary.errors > 0) throw new Error(`${side.label}: ${summary.errors} failed requests; first: ${summary.firstError}`);
+      totals[i]!.summaries.push(summary);
+      totals[i]!.cpuSeconds += side.server.usage().cpuSeconds - before.cpuSeconds;
+      totals[i]!.gensCpu += gens.cpuSeconds() - gensBefore;
+      if (turns > 1) ctx.progress(`${side.label}${of}: ${(summary.count / summary.seconds).toLocaleString('en-US', { maximumFractionDigits: 0 })} req/s`);
+    }
+  }
+  return sides.map((side, i) => {
+    const summary = mergeSummaries(totals[i]!.summaries);
+    const { p50, p99 } = latencyStats(summary.latencies);
+    return {
+      warmup: warmups[i]!,
+      summary,
+      measurement: {
+        rate: summary.count / summary.seconds,
+        rateUnit: 'req/s',
+        p50Ms: p50,
+        p99Ms: p99,
+        cpuSeconds: totals[i]!.cpuSeconds,
+        peakRssBytes: side.server.usage().peakRssBytes,
+      },
+      // An extra column: what the load itself cost, the parked clients' receiving included.
+      generators: { 'load generators CPU': `${totals[i]!.gensCpu.toFixed(1)} s` },
+    };
+  });
+}
+
+/** Loops of the same connections as one: counts and seconds added, latencies joined. */
+export function mergeSummaries(summaries: readonly LoopSummary[]): LoopSummary {
+  const byIndex: number[] = [];
+  for (const s of summaries) s.byIndex.forEach((n, i) => (byIndex[i] = (byIndex[i] ?? 0) + n));
   return {
-    summary,
-    measurement: {
-      rate: summary.count / summary.seconds,
-      rateUnit: 'req/s',
-      p50Ms: p50,
-      p99Ms: p99,
-      cpuSeconds: after.cpuSeconds - before.cpuSeconds,
-      peakRssBytes: after.peakRssBytes,
-    },
-    // An extra column: what the load itself cost, the parked clients' receiving included.
-    generators: { 'load generators CPU': `${gensCpu.toFixed(1)} s` },
+    count: summaries.reduce((n, s) => n + s.count, 0),
+    errors: summaries.reduce((n, s) => n + s.errors, 0),
+    firstError: summaries.find((s) => s.firstError !== null)?.firstError ?? null,
+    latencies: summaries.flatMap((s) => s.latencies),
+    byIndex,
+    seconds: summaries.reduce((n, s) => n + s.seconds, 0),
   };
 }
 

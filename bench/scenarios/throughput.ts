@@ -2,25 +2,49 @@
 import type { HttpRequest } from '../load/http-connection.js';
 import type { Comparison, Measurement } from '../report.js';
 import { latencyStats } from '../report.js';
+import type { LoopSummary } from '../load/generators.js';
 import { startParley, startReference, type Server } from '../servers.js';
-import { HOST, measureLoop, registerQueues, runR3On, waitFor, type Context } from './common.js';
+import type { Workspace } from '../setup.js';
+import { HOST, measureLoop, measureLoops, registerQueues, runR3On, waitFor, type Context, type LoopOutcome, type LoopSide } from './common.js';
 
 const R1_BODY = 'status=active&new_user_input=true&slim_presence=true&last_update_id=-1';
 
 /** R1 under the same connections and request sizes as the Parley loop. */
-async function r1(ctx: Context, label: string, connections: number): Promise<Measurement> {
-  const server = await startReference('r1-json');
+function r1Side(label: string, server: Server, connections: number): LoopSide {
+  return { label: `${label} R1`, server, connections: Array.from({ length: connections }, (): HttpRequest[] => [{ method: 'POST', path: '/api/v1/json', body: R1_BODY }]) };
+}
+
+/**
+ * R1 and Parley measured in alternating turns (measureLoops): `parleySide` prepares Parley's side
+ * once R1 runs beside it, and `after` reads what it needs from Parley before it stops.
+ */
+async function againstR1<T>(
+  ctx: Context,
+  label: string,
+  connections: number,
+  startParleyServer: () => Promise<Server>,
+  parleySide: (server: Server) => Promise<LoopSide>,
+  after: (server: Server, outcome: LoopOutcome) => Promise<T>,
+): Promise<{ ref: Measurement; parley: LoopOutcome; more: T }> {
+  const r1 = await startReference('r1-json');
   try {
-    const conns = Array.from({ length: connections }, (): HttpRequest[] => [{ method: 'POST', path: '/api/v1/json', body: R1_BODY }]);
-    const { measurement, generators } = await measureLoop(ctx, `${label} R1`, server, conns);
-    return { who: 'R1 bare uWS JSON', ...measurement, extra: generators };
+    const server = await startParleyServer();
+    try {
+      const side = await parleySide(server);
+      const [ref, parley] = await measureLoops(ctx, [r1Side(label, r1, connections), side], ctx.options.turns);
+      return { ref: { who: 'R1 bare uWS JSON', ...ref!.measurement, extra: ref!.generators }, parley: parley!, more: await after(server, parley!) };
+    } finally {
+      await server.stop();
+    }
   } finally {
-    await server.stop();
+    await r1.stop();
   }
 }
 
-async function withParley<T>(ctx: Context, ws: Awaited<ReturnType<Context['workspace']>>, f: (s: Server) => Promise<T>): Promise<T> {
-  const server = await startParley({ dataDir: ws.dataDir, databaseUrl: ws.databaseUrl, profile: ctx.options.profile });
+const parleyIn = (ctx: Context, ws: Workspace) => () => startParley({ dataDir: ws.dataDir, databaseUrl: ws.databaseUrl, profile: ctx.options.profile });
+
+async function withParley<T>(ctx: Context, ws: Workspace, f: (s: Server) => Promise<T>): Promise<T> {
+  const server = await parleyIn(ctx, ws)();
   try {
     return await f(server);
   } finally {
@@ -31,24 +55,32 @@ async function withParley<T>(ctx: Context, ws: Awaited<ReturnType<Context['works
 export async function presence(ctx: Context): Promise<Comparison[]> {
   const users = ctx.options.smoke ? 20 : 1000;
   const clients = ctx.options.concurrency ?? (ctx.options.smoke ? 4 : 200);
-  const ref = await r1(ctx, 'presence', clients);
   const ws = await ctx.workspace();
   ctx.progress(`presence: seeding ${users} users`);
   const seeded = await ws.seed({ users, channels: [] });
-  const parley = await withParley(ctx, ws, async (server) => {
-    // Each connection polls for its share of the organization's users, echoing the id it last saw.
-    const conns = Array.from({ length: clients }, (_, c): HttpRequest[] =>
-      seeded.users
-        .filter((_u, i) => i % clients === c)
-        .map((u) => ({
-          method: 'POST',
-          path: '/api/v1/users/me/presence',
-          headers: { authorization: u.auth },
-          body: 'status=active&new_user_input=true&slim_presence=true&last_update_id={LAST}',
-        })),
-    );
-    return measureLoop(ctx, 'presence Parley', server, conns, { field: 'presence_last_update_id', initial: '-1' });
-  });
+  const { ref, parley } = await againstR1(
+    ctx,
+    'presence',
+    clients,
+    parleyIn(ctx, ws),
+    async (server) => ({
+      label: 'presence Parley',
+      server,
+      // Each connection polls for its share of the organization's users, echoing the id it last saw.
+      connections: Array.from({ length: clients }, (_, c): HttpRequest[] =>
+        seeded.users
+          .filter((_u, i) => i % clients === c)
+          .map((u) => ({
+            method: 'POST',
+            path: '/api/v1/users/me/presence',
+            headers: { authorization: u.auth },
+            body: 'status=active&new_user_input=true&slim_presence=true&last_update_id={LAST}',
+          })),
+      ),
+      chain: { field: 'presence_last_update_id', initial: '-1' },
+    }),
+    async () => undefined,
+  );
   const ratio = parley.measurement.rate! / ref.rate!;
   return [
     {
@@ -68,63 +100,66 @@ export async function presence(ctx: Context): Promise<Comparison[]> {
 export async function typing(ctx: Context): Promise<Comparison[]> {
   const members = ctx.options.smoke ? 6 : 50;
   const clients = ctx.options.concurrency ?? members;
-  const ref = await r1(ctx, 'typing', clients);
   const ws = await ctx.workspace();
   ctx.progress(`typing: seeding ${members} users and a ${members}-subscriber channel`);
   const seeded = await ws.seed({ users: members, channels: [{ name: 'typing', subscribers: members }] });
   const channelId = seeded.channels.typing!;
-  const parley = await withParley(ctx, ws, async (server) => {
-    // Channel typing goes only to clients that declare they show it.
-    const queues = await registerQueues(ctx, server.port, seeded.users, ['typing'], { stream_typing_notifications: true });
-    const parked = await ctx.gens.park(
-      server.port,
-      HOST,
-      'events',
-      queues.map((q, i) => ({ path: `/api/v1/events?queue_id=${q.queueId}&last_event_id={LAST}`, headers: { authorization: seeded.users[i]!.auth }, last: q.lastEventId })),
-      'typing',
-    );
-    if (parked.failed > 0) throw new Error(`typing: ${parked.failed} long-polls failed: ${parked.firstError}`);
-    // Each client alternates a topic (all members are told) and a direct conversation (two are).
-    const conns = Array.from({ length: clients }, (_, c): HttpRequest[] => {
-      const me = seeded.users[c % members]!;
-      const peer = seeded.users[(c + 1) % members]!;
-      const post = (body: string): HttpRequest => ({ method: 'POST', path: '/api/v1/typing', headers: { authorization: me.auth }, body });
-      return [
-        post(`type=stream&stream_id=${channelId}&topic=bench&op=start`),
-        post(`type=direct&to=${encodeURIComponent(JSON.stringify([peer.id]))}&op=start`),
-        post(`type=stream&stream_id=${channelId}&topic=bench&op=stop`),
-        post(`type=direct&to=${encodeURIComponent(JSON.stringify([peer.id]))}&op=stop`),
-      ];
-    });
-    const fanout = [members, 2, members, 2];
-    const expected = (counts: number[]) => counts.reduce((s, n, i) => s + (n ?? 0) * fanout[i]!, 0);
-    let sent = 0;
-    if (ctx.options.warmupS > 0) {
-      ctx.progress(`typing Parley: warming up ${ctx.options.warmupS} s`);
-      sent += expected((await ctx.gens.loop(server.port, HOST, conns, ctx.options.warmupS * 1000)).byIndex);
-    }
-    const m = await measureLoop({ ...ctx, options: { ...ctx.options, warmupS: 0 } }, 'typing Parley', server, conns);
-    sent += expected(m.summary.byIndex);
-    let got = 0;
-    await waitFor(
-      'typing events',
-      async () => {
-        got += (await ctx.gens.collect()).events.typing ?? 0;
-        return got >= sent;
-      },
-      10_000,
-      250,
-    ).catch(() => undefined);
-    return { ...m.measurement, generators: m.generators, sent, got };
-  });
-  const ratio = parley.rate! / ref.rate!;
-  const { sent, got, generators, ...rest } = parley;
+  const fanout = [members, 2, members, 2];
+  const expected = (s: LoopSummary | null) => (s?.byIndex ?? []).reduce((sum, n, i) => sum + (n ?? 0) * fanout[i]!, 0);
+  const { ref, parley, more } = await againstR1(
+    ctx,
+    'typing',
+    clients,
+    parleyIn(ctx, ws),
+    async (server) => {
+      // Channel typing goes only to clients that declare they show it.
+      const queues = await registerQueues(ctx, server.port, seeded.users, ['typing'], { stream_typing_notifications: true });
+      const parked = await ctx.gens.park(
+        server.port,
+        HOST,
+        'events',
+        queues.map((q, i) => ({ path: `/api/v1/events?queue_id=${q.queueId}&last_event_id={LAST}`, headers: { authorization: seeded.users[i]!.auth }, last: q.lastEventId })),
+        'typing',
+      );
+      if (parked.failed > 0) throw new Error(`typing: ${parked.failed} long-polls failed: ${parked.firstError}`);
+      // Each client alternates a topic (all members are told) and a direct conversation (two are).
+      const connections = Array.from({ length: clients }, (_, c): HttpRequest[] => {
+        const me = seeded.users[c % members]!;
+        const peer = seeded.users[(c + 1) % members]!;
+        const post = (body: string): HttpRequest => ({ method: 'POST', path: '/api/v1/typing', headers: { authorization: me.auth }, body });
+        return [
+          post(`type=stream&stream_id=${channelId}&topic=bench&op=start`),
+          post(`type=direct&to=${encodeURIComponent(JSON.stringify([peer.id]))}&op=start`),
+          post(`type=stream&stream_id=${channelId}&topic=bench&op=stop`),
+          post(`type=direct&to=${encodeURIComponent(JSON.stringify([peer.id]))}&op=stop`),
+        ];
+      });
+      return { label: 'typing Parley', server, connections };
+    },
+    async (_server, outcome) => {
+      // Every event of the warm-up and the measured turns, as the parked clients counted them.
+      const sent = expected(outcome.warmup) + expected(outcome.summary);
+      let got = 0;
+      await waitFor(
+        'typing events',
+        async () => {
+          got += (await ctx.gens.collect()).events.typing ?? 0;
+          return got >= sent;
+        },
+        10_000,
+        250,
+      ).catch(() => undefined);
+      return { sent, got };
+    },
+  );
+  const { sent, got } = more;
+  const ratio = parley.measurement.rate! / ref.rate!;
   return [
     {
       scenario: 'typing',
       variant: `${members}-subscriber topic + direct, ${clients} clients`,
       reference: ref,
-      parley: { who: 'Parley', ...rest, extra: { 'typing events delivered': `${got.toLocaleString('en-US')} of ${sent.toLocaleString('en-US')}`, ...generators } },
+      parley: { who: 'Parley', ...parley.measurement, extra: { 'typing events delivered': `${got.toLocaleString('en-US')} of ${sent.toLocaleString('en-US')}`, ...parley.generators } },
       ratio,
       ratioOf: 'req/s',
       target: '≥ 0.40 × R1 req/s; every typing event delivered',

@@ -10,6 +10,7 @@ import { serverUrl } from '../helpers/database.js';
 export const smokeOptions: RunOptions = {
   durationS: 1,
   warmupS: 0,
+  turns: 2,
   smoke: true,
   serverUrl: serverUrl(),
   profile: {},
