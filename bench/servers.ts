@@ -4,7 +4,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freePort, SERVER_BIN, spawnUntilHealthy } from '../test/helpers/process.js';
+import { freePort, SERVER_BIN, SERVER_NODE_OPTIONS, spawnUntilHealthy } from '../test/helpers/process.js';
 import { encodeRequest, HttpConnection } from './load/http-connection.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -151,7 +151,7 @@ export async function startParley(o: ParleyOptions): Promise<Server> {
   const t0 = performance.now();
   const { child, output } = await spawnUntilHealthy({
     what: 'Parley',
-    args: [...(o.inspect ? [INSPECT] : []), ...profilingArgs(o.profile), SERVER_BIN],
+    args: [...(o.inspect ? [INSPECT] : []), ...profilingArgs(o.profile), ...SERVER_NODE_OPTIONS, SERVER_BIN],
     env,
     healthy: () => healthy(port),
     pollMs: 5,

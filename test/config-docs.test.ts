@@ -1,5 +1,6 @@
 // Configuration drift: README's configuration table and the environment schema of src/config.ts
-// name the same variables with the same defaults, and nothing else in src reads the environment.
+// name the same variables with the same defaults, and nothing else in src reads the environment;
+// npm start runs the server with the node options the tests and benchmarks use.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -7,6 +8,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { z } from 'zod';
 import { envSchema } from '../src/config.js';
+import { SERVER_NODE_OPTIONS } from './helpers/process.js';
 
 // Compiled to dist/test/: the repository root is two levels up.
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -111,6 +113,13 @@ t('the drift checks fail on drift', () => {
   const port = schemaDefault(shape.PORT!);
   assert.equal(port, { kind: 'value', value: '9991' });
   assert.is.not(parsed[0]!.dflt, (port as { value: string }).value);
+});
+
+t('npm start gives the server the node options the tests and benchmarks give it', () => {
+  const start = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts.start!;
+  const m = /\bnode((?: --[\w=-]+)*) dist\/parley\.mjs$/.exec(start);
+  assert.ok(m, `the start script runs node on dist/parley.mjs: ${start}`);
+  assert.equal(m[1]!.trim().split(' ').filter(Boolean), [...SERVER_NODE_OPTIONS]);
 });
 
 t.run();
