@@ -91,8 +91,9 @@ export async function measureLoop(
  * machine R1 alone gave 29,000 and 53,000 requests/s a few minutes apart. In alternating turns a
  * drift of the machine's speed moves both sides alike.
  */
-export async function measureLoops(ctx: Context, sides: readonly LoopSide[], turns: number): Promise<LoopOutcome[]> {
+export async function measureLoops(ctx: Context, sides: readonly LoopSide[], turnsAsked: number): Promise<LoopOutcome[]> {
   const { options, gens } = ctx;
+  const turns = Math.max(1, turnsAsked);
   const warmups: Array<LoopSummary | null> = [];
   for (const side of sides) {
     if (options.warmupS > 0) {
@@ -101,13 +102,13 @@ export async function measureLoops(ctx: Context, sides: readonly LoopSide[], tur
     } else warmups.push(null);
   }
   const totals = sides.map(() => ({ summaries: [] as LoopSummary[], cpuSeconds: 0, gensCpu: 0 }));
-  for (let turn = 1; turn <= Math.max(1, turns); turn++) {
+  for (let turn = 1; turn <= turns; turn++) {
     for (const [i, side] of sides.entries()) {
       const before = side.server.usage();
       const gensBefore = gens.cpuSeconds();
       const of = turns > 1 ? ` (turn ${turn} of ${turns})` : '';
       const timer = setInterval(() => ctx.progress(`${side.label}${of}: ${gens.progress().toLocaleString('en-US')} requests`), 2000);
-      const summary = await gens.loop(side.server.port, HOST, side.connections, ms(options.durationS / Math.max(1, turns)), side.chain).finally(() => clearInterval(timer));
+      const summary = await gens.loop(side.server.port, HOST, side.connections, ms(options.durationS / turns), side.chain).finally(() => clearInterval(timer));
       if (summary.errors > 0) throw new Error(`${side.label}: ${summary.errors} failed requests; first: ${summary.firstError}`);
       totals[i]!.summaries.push(summary);
       totals[i]!.cpuSeconds += side.server.usage().cpuSeconds - before.cpuSeconds;
