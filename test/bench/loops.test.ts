@@ -22,7 +22,7 @@ function fakeServer(port: number, cpuPerLoop: number): Server & { loops: number 
   return s;
 }
 
-/** Generators that answer each loop with `count` requests per second of it, and note the calls. */
+/** Generators that answer each loop on port P with P × 10 requests over its duration, and note the calls. */
 function fakeGenerators(servers: ReadonlyArray<Server & { loops: number }>) {
   const calls: Array<{ port: number; durationMs: number }> = [];
   let n = 0;
