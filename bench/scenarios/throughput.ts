@@ -15,36 +15,31 @@ function r1Side(label: string, server: Server, connections: number): LoopSide {
 }
 
 /**
- * R1 and Parley measured in alternating turns (measureLoops): `parleySide` prepares Parley's side
- * once R1 runs beside it, and `after` reads what it needs from Parley before it stops.
+ * R1 and Parley (on `ws`) measured in alternating turns (measureLoops): `parleySide` prepares
+ * Parley's side once R1 runs beside it, and `after` reads what it needs (while Parley still runs).
  */
 async function againstR1<T>(
   ctx: Context,
+  ws: Workspace,
   label: string,
   connections: number,
-  startParleyServer: () => Promise<Server>,
   parleySide: (server: Server) => Promise<LoopSide>,
-  after: (server: Server, outcome: LoopOutcome) => Promise<T>,
+  after: (outcome: LoopOutcome) => Promise<T>,
 ): Promise<{ ref: Measurement; parley: LoopOutcome; more: T }> {
   const r1 = await startReference('r1-json');
   try {
-    const server = await startParleyServer();
-    try {
+    return await withParley(ctx, ws, async (server) => {
       const side = await parleySide(server);
       const [ref, parley] = await measureLoops(ctx, [r1Side(label, r1, connections), side], ctx.options.turns);
-      return { ref: { who: 'R1 bare uWS JSON', ...ref!.measurement, extra: ref!.generators }, parley: parley!, more: await after(server, parley!) };
-    } finally {
-      await server.stop();
-    }
+      return { ref: { who: 'R1 bare uWS JSON', ...ref!.measurement, extra: ref!.generators }, parley: parley!, more: await after(parley!) };
+    });
   } finally {
     await r1.stop();
   }
 }
 
-const parleyIn = (ctx: Context, ws: Workspace) => () => startParley({ dataDir: ws.dataDir, databaseUrl: ws.databaseUrl, profile: ctx.options.profile });
-
 async function withParley<T>(ctx: Context, ws: Workspace, f: (s: Server) => Promise<T>): Promise<T> {
-  const server = await parleyIn(ctx, ws)();
+  const server = await startParley({ dataDir: ws.dataDir, databaseUrl: ws.databaseUrl, profile: ctx.options.profile });
   try {
     return await f(server);
   } finally {
@@ -60,9 +55,9 @@ export async function presence(ctx: Context): Promise<Comparison[]> {
   const seeded = await ws.seed({ users, channels: [] });
   const { ref, parley } = await againstR1(
     ctx,
+    ws,
     'presence',
     clients,
-    parleyIn(ctx, ws),
     async (server) => ({
       label: 'presence Parley',
       server,
@@ -108,9 +103,9 @@ export async function typing(ctx: Context): Promise<Comparison[]> {
   const expected = (s: LoopSummary | null) => (s?.byIndex ?? []).reduce((sum, n, i) => sum + (n ?? 0) * fanout[i]!, 0);
   const { ref, parley, more } = await againstR1(
     ctx,
+    ws,
     'typing',
     clients,
-    parleyIn(ctx, ws),
     async (server) => {
       // Channel typing goes only to clients that declare they show it.
       const queues = await registerQueues(ctx, server.port, seeded.users, ['typing'], { stream_typing_notifications: true });
@@ -136,7 +131,7 @@ export async function typing(ctx: Context): Promise<Comparison[]> {
       });
       return { label: 'typing Parley', server, connections };
     },
-    async (_server, outcome) => {
+    async (outcome) => {
       // Every event of the warm-up and the measured turns, as the parked clients counted them.
       const sent = expected(outcome.warmup) + expected(outcome.summary);
       let got = 0;

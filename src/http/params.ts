@@ -197,12 +197,16 @@ export const p = {
    */
   intList() {
     const schema = z.array(j.int());
-    const checked = jsonCheck(schema);
-    return codec((s): number[] | Invalid => safeIntegers(s) ?? checked(s), () => jsonSchemaOf(schema), true);
+    return codec(jsonCheck(schema, safeIntegers), () => jsonSchemaOf(schema), true);
   },
 };
 
-function jsonCheck<T extends ZodTypeAny>(schema: T): Check<z.output<T>> {
+/**
+ * The check of a JSON-encoded parameter: parsed, then `accept`ed as it is when a cheaper test
+ * knows it valid (one that also rules out strings Postgres cannot store), else checked for such
+ * strings and run through the schema.
+ */
+function jsonCheck<T extends ZodTypeAny>(schema: T, accept?: (value: unknown) => z.output<T> | undefined): Check<z.output<T>> {
   return (s) => {
     let value: unknown;
     try {
@@ -210,6 +214,8 @@ function jsonCheck<T extends ZodTypeAny>(schema: T): Check<z.output<T>> {
     } catch {
       return new Invalid(`Argument "${VAR}" is not valid JSON.`);
     }
+    const accepted = accept?.(value);
+    if (accepted !== undefined) return accepted;
     const bad = unstorableStringPath(value);
     if (bad) {
       const what = bad.reason === 'nul' ? 'null bytes' : 'unpaired surrogates';
@@ -222,14 +228,8 @@ function jsonCheck<T extends ZodTypeAny>(schema: T): Check<z.output<T>> {
   };
 }
 
-/** `s` as a JSON array of safe integers (what j.int() takes), or undefined when it is not one. */
-function safeIntegers(s: string): number[] | undefined {
-  let value: unknown;
-  try {
-    value = JSON.parse(s);
-  } catch {
-    return undefined;
-  }
+/** `value` as an array of safe integers (what j.int() takes), or undefined when it is not one. */
+function safeIntegers(value: unknown): number[] | undefined {
   if (!Array.isArray(value)) return undefined;
   for (const v of value) if (!Number.isSafeInteger(v)) return undefined;
   return value as number[];

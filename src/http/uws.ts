@@ -91,15 +91,15 @@ class UwsRequest implements ApiRequest {
     readonly path: string,
     readonly query: string,
     readonly headers: Readonly<Record<string, string>>,
-    private readonly x: UwsExchange,
+    readonly exchange: UwsExchange,
   ) {}
 
   get hangup(): Hangup {
-    return this.x;
+    return this.exchange;
   }
 
   get remoteAddress(): string {
-    this.address ??= this.x.gone ? '' : Buffer.from(this.x.res.getRemoteAddressAsText()).toString();
+    this.address ??= this.exchange.gone ? '' : Buffer.from(this.exchange.res.getRemoteAddressAsText()).toString();
     return this.address;
   }
 }
@@ -132,9 +132,8 @@ function readHeaders(req: uWS.HttpRequest): Record<string, string> {
  */
 class BodyDeadlines {
   private readonly reading = new Map<UwsExchange, number>();
-  /** Bodies started in this turn of the event loop, with their requests (whose body is set when read). */
-  private started: UwsExchange[] = [];
-  private startedRequests: UwsRequest[] = [];
+  /** The requests whose bodies started in this turn of the event loop (a body is set once read). */
+  private started: UwsRequest[] = [];
   /** When the first of them started: the deadline of all of them (a turn earlier at most). */
   private startedAt = 0;
   private timer: NodeJS.Timeout | null = null;
@@ -144,13 +143,12 @@ class BodyDeadlines {
     private readonly expired: (x: UwsExchange) => void,
   ) {}
 
-  add(x: UwsExchange, request: UwsRequest): void {
+  add(request: UwsRequest): void {
     if (this.started.length === 0) {
       this.startedAt = performance.now();
       setImmediate(() => this.admit());
     }
-    this.started.push(x);
-    this.startedRequests.push(request);
+    this.started.push(request);
   }
 
   /** The body came, or the request ended otherwise (no-op when it was not reading one). */
@@ -162,12 +160,9 @@ class BodyDeadlines {
   private admit(): void {
     const at = this.startedAt + this.limitMs;
     const started = this.started;
-    const requests = this.startedRequests;
     this.started = [];
-    this.startedRequests = [];
-    for (let i = 0; i < started.length; i++) {
-      const x = started[i]!;
-      if (!x.finished && requests[i]!.body === null) this.reading.set(x, at);
+    for (const request of started) {
+      if (!request.exchange.finished && request.body === null) this.reading.set(request.exchange, at);
     }
     if (!this.timer && this.reading.size > 0) this.arm(at - performance.now());
   }
@@ -274,7 +269,7 @@ export function startHttpServer(o: HttpServerOptions): Promise<HttpServer> {
   const readBody = (x: UwsExchange, request: UwsRequest) => {
     const chunks: Buffer[] = [];
     let total = 0;
-    requests.bodies.add(x, request);
+    requests.bodies.add(request);
     x.res.onData((ab, isLast) => {
       if (x.finished) return;
       total += ab.byteLength;

@@ -18,6 +18,8 @@ t('typing reaches the parked queues of the topic and the direct conversation', a
   assert.ok(m, 'typing deliveries are reported');
   assert.ok(Number(m[1]!.replace(/,/g, '')) > 0, 'some typing events arrived');
   assert.ok(Number(m[2]!.replace(/,/g, '')) > 0, 'typing requests were counted');
+  // Counted over both turns: what the requests of each turn should have reached, each event once.
+  assert.is(m[1], m[2], 'every typing event of every turn arrived');
 });
 
 t('send measures direct and channel sends against R3', async () => {
