@@ -1,5 +1,6 @@
 // Presence rules (pure): how a client's report changes a user's record, when that counts as
 // coming online, and the two formats of a presence entry (spec: User presence entry).
+import { RawJson } from './raw-json.js';
 
 /** Reports closer together than this do not move a timestamp (many tabs, many devices). */
 export const PRESENCE_MIN_UPDATE_MS = 55_000;
@@ -69,6 +70,45 @@ export interface ModernPresence {
 export function modernPresence(r: PresenceRecord, dateJoined: number): ModernPresence {
   const t = times(r, dateJoined);
   return { active_timestamp: seconds(t.active), idle_timestamp: seconds(t.connected) };
+}
+
+/**
+ * A modern entry as JSON text, `"<user id>":{"active_timestamp":…,"idle_timestamp":…}`: what
+ * JSON.stringify writes for `{ [userId]: modernPresence(r, dateJoined) }` inside its braces. ASCII.
+ */
+export function modernPresenceJson(userId: number, r: PresenceRecord, dateJoined: number): string {
+  const t = times(r, dateJoined);
+  return `"${userId}":{"active_timestamp":${seconds(t.active)},"idle_timestamp":${seconds(t.connected)}}`;
+}
+
+const OPEN = 0x7b; // {
+const COMMA = 0x2c;
+const CLOSE = 0x7d; // }
+
+/**
+ * Modern entries already in JSON (modernPresenceJson), written into a response body as one
+ * object, `{e1,e2,…}`. A client's first poll (last_update_id -1) is answered with every entry, a
+ * thousand in a thousand-user organization, and its later polls with those changed since; each
+ * entry is made into JSON once per change of its record, not once per client that reads it.
+ */
+export class PresencesJson extends RawJson {
+  readonly byteLength: number;
+
+  constructor(private readonly entries: readonly string[]) {
+    super();
+    let size = 2 + Math.max(0, entries.length - 1);
+    for (const e of entries) size += e.length;
+    this.byteLength = size;
+  }
+
+  write(out: Buffer, at: number): void {
+    out[at++] = OPEN;
+    for (let i = 0; i < this.entries.length; i++) {
+      if (i > 0) out[at++] = COMMA;
+      at += out.write(this.entries[i]!, at, 'latin1');
+    }
+    out[at] = CLOSE;
+  }
 }
 
 export interface LegacyClientPresence {

@@ -6,7 +6,9 @@ import {
   applyPresenceReport,
   legacyPresence,
   modernPresence,
+  modernPresenceJson,
   OFFLINE_THRESHOLD_MS,
+  PresencesJson,
   PRESENCE_MIN_UPDATE_MS,
   withinHistory,
   type PresenceRecord,
@@ -71,5 +73,38 @@ formats('history limit by the last connection', () => {
   assert.is(withinHistory(r, 0, null, T), true);
 });
 
+const json = suite('presence entries as JSON');
+
+/** The bytes a PresencesJson writes at `at` into a buffer with room on both sides. */
+function written(p: PresencesJson, at = 3): string {
+  const out = Buffer.alloc(at + p.byteLength + 3, '#');
+  p.write(out, at);
+  const text = out.toString('latin1');
+  assert.is(text.slice(0, at), '#'.repeat(at));
+  assert.is(text.slice(at + p.byteLength), '###', 'writes exactly byteLength bytes');
+  return text.slice(at, at + p.byteLength);
+}
+
+json('an entry is what JSON.stringify makes of the modern one, missing timestamps included', () => {
+  const records = [rec(T, T), rec(T + 999, T + 61_000), rec(null, T), rec(null, null), rec(T - 1, T + 1)];
+  for (const [i, r] of records.entries()) {
+    const id = 7 + i * 1000;
+    assert.is(`{${modernPresenceJson(id, r, T - 5000)}}`, JSON.stringify({ [id]: modernPresence(r, T - 5000) }));
+  }
+});
+
+json('a set of entries is one object of them all, and none is {}', () => {
+  assert.is(written(new PresencesJson([])), '{}');
+  const entries = new Map([
+    [3, modernPresence(rec(T, T + 5000), 0)],
+    [12, modernPresence(rec(null, T), T - 60_000)],
+    [1, modernPresence(rec(T, T), 0)],
+  ]);
+  const p = new PresencesJson([...entries].map(([id, e]) => modernPresenceJson(id, rec(e.active_timestamp * 1000, e.idle_timestamp * 1000), 0)));
+  assert.equal(JSON.parse(written(p)), Object.fromEntries([...entries].map(([id, e]) => [String(id), e])));
+  assert.is(written(new PresencesJson([modernPresenceJson(5, rec(T, T), 0)])), JSON.stringify({ 5: modernPresence(rec(T, T), 0) }));
+});
+
 rules.run();
 formats.run();
+json.run();

@@ -13,6 +13,8 @@ import {
   legacyPresence,
   legacyWebsitePresence,
   modernPresence,
+  modernPresenceJson,
+  PresencesJson,
   withinHistory,
   type PresenceChange,
   type PresenceRecord,
@@ -44,10 +46,13 @@ export interface PresenceQuery {
   readonly historyDays: number | null;
 }
 
-export interface PresenceAnswer {
-  readonly presences: Record<string, unknown>;
+export interface PresenceAnswer<P = Record<string, unknown>> {
+  readonly presences: P;
   readonly lastUpdateId: number;
 }
+
+/** No entries: a plain object, which the body's JSON.stringify writes faster than raw JSON. */
+const NO_PRESENCES: Readonly<Record<string, never>> = Object.freeze({});
 
 /**
  * Which users changed, in update-id order: a poll with `last_update_id` reads only the entries
@@ -89,6 +94,8 @@ class UpdateLog {
 
 export class RealmPresence {
   private readonly records = new Map<number, PresenceRecord>();
+  /** A record's modern entry as JSON (queryJson), made when first asked for; gone with the record. */
+  private readonly modernJson = new WeakMap<PresenceRecord, string>();
   private readonly log = new UpdateLog();
   private lastUpdateId = 0;
   private reservedThrough = 0;
@@ -160,24 +167,45 @@ export class RealmPresence {
 
   /** Presence entries the viewer may see (call after ready()). */
   query(q: PresenceQuery): PresenceAnswer {
+    const presences: Record<string, unknown> = {};
+    const max = this.select(q, (r, u) => {
+      if (q.format === 'modern') presences[String(u.id)] = modernPresence(r, u.date_joined);
+      else presences[u.email] = legacyPresence(r, u.date_joined);
+    });
+    return max < 0 ? { presences: {}, lastUpdateId: q.sinceUpdateId ?? -1 } : { presences, lastUpdateId: max };
+  }
+
+  /**
+   * query()'s modern entries as JSON for a response body (a presence poll's answer), each entry
+   * made once per record: records are replaced, never changed, so an entry's JSON is good for as
+   * long as its record is the user's.
+   */
+  queryJson(q: Omit<PresenceQuery, 'format'>): PresenceAnswer<PresencesJson | Readonly<Record<string, never>>> {
+    const entries: string[] = [];
+    const max = this.select(q, (r, u) => {
+      let json = this.modernJson.get(r);
+      if (json === undefined) this.modernJson.set(r, (json = modernPresenceJson(u.id, r, u.date_joined)));
+      entries.push(json);
+    });
+    return max < 0 ? { presences: NO_PRESENCES, lastUpdateId: q.sinceUpdateId ?? -1 } : { presences: new PresencesJson(entries), lastUpdateId: max };
+  }
+
+  /** Hand each entry the viewer may see to `take`; the highest update id among them, or -1 for none. */
+  private select(q: Omit<PresenceQuery, 'format'>, take: (r: PresenceRecord, u: UserRecord) => void): number {
     const state = this.realm.state;
-    const none = { presences: {}, lastUpdateId: q.sinceUpdateId ?? -1 };
-    if (state.realm.settings.presence_disabled) return none;
+    if (state.realm.settings.presence_disabled) return -1;
     const now = this.realm.services.clock.now();
     const limit = this.realm.services.config.presence.limitToAccessibleUsers;
-    const presences: Record<string, unknown> = {};
     let max = -1;
     for (const r of this.changedSince(q.sinceUpdateId)) {
       const u = state.user(r.userId);
       if (!u || !visible(u)) continue;
       if (!withinHistory(r, u.date_joined, q.historyDays, now)) continue;
       if (limit && !state.canAccessUser(q.viewerId, u.id)) continue;
-      if (q.format === 'modern') presences[String(u.id)] = modernPresence(r, u.date_joined);
-      else presences[u.email] = legacyPresence(r, u.date_joined);
+      take(r, u);
       if (r.lastUpdateId > max) max = r.lastUpdateId;
     }
-    if (max < 0) return none;
-    return { presences, lastUpdateId: max };
+    return max;
   }
 
   /** Every record, or those updated after `updateId`. */

@@ -28,13 +28,14 @@ export const updatePresence = userEndpoint(
     await realm.presence.report(user.id, status);
     const since = params.last_update_id ?? null;
     if (params.ping_only) return { presence_last_update_id: since ?? -1 };
-    const answer = realm.presence.query({
+    const q = {
       viewerId: user.id,
-      format: since !== null || params.slim_presence ? 'modern' : 'legacy',
       sinceUpdateId: since,
       // A client that already holds data (an id above 0) asks by id alone.
       historyDays: since !== null && since > 0 ? null : (params.history_limit_days ?? DEFAULT_PRESENCE_HISTORY_DAYS),
-    });
+    };
+    // Modern entries (keyed by user id) go into the body as JSON made once per change.
+    const answer = since !== null || params.slim_presence ? realm.presence.queryJson(q) : realm.presence.query({ ...q, format: 'legacy' });
     return {
       presences: answer.presences,
       server_timestamp: realm.services.clock.now() / 1000,
