@@ -4,7 +4,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freePort, SERVER_BIN, SERVER_NODE_OPTIONS, spawnUntilHealthy } from '../test/helpers/process.js';
+import { freePort, SERVER_BIN, SERVER_ENV, SERVER_NODE_OPTIONS, spawnUntilHealthy } from '../test/helpers/process.js';
 import { encodeRequest, HttpConnection } from './load/http-connection.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -145,6 +145,7 @@ export async function startParley(o: ParleyOptions): Promise<Server> {
     LOG_LEVEL: 'warn',
     RATE_LIMIT_USER_PER_MINUTE: '0',
     RATE_LIMIT_IP_PER_MINUTE: '0',
+    ...SERVER_ENV,
     ...(o.databaseUrl ? { DATABASE_URL: o.databaseUrl } : {}),
     ...o.env,
   };

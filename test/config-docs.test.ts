@@ -8,7 +8,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { z } from 'zod';
 import { envSchema } from '../src/config.js';
-import { SERVER_NODE_OPTIONS } from './helpers/process.js';
+import { SERVER_ENV, SERVER_NODE_OPTIONS } from './helpers/process.js';
 
 // Compiled to dist/test/: the repository root is two levels up.
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -115,11 +115,13 @@ t('the drift checks fail on drift', () => {
   assert.is.not(parsed[0]!.dflt, (port as { value: string }).value);
 });
 
-t('npm start gives the server the node options the tests and benchmarks give it', () => {
+t('npm start gives the server the node options and environment the tests and benchmarks give it', () => {
   const start = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts.start!;
-  const m = /\bnode((?: --[\w=-]+)*) dist\/parley\.mjs$/.exec(start);
+  const m = /&& ((?:\w+=\S* )*)node((?: --[\w=-]+)*) dist\/parley\.mjs$/.exec(start);
   assert.ok(m, `the start script runs node on dist/parley.mjs: ${start}`);
-  assert.equal(m[1]!.trim().split(' ').filter(Boolean), [...SERVER_NODE_OPTIONS]);
+  const assigned = m[1]!.trim().split(' ').filter(Boolean).map((a) => a.split('=') as [string, string]);
+  assert.equal(Object.fromEntries(assigned), { ...SERVER_ENV });
+  assert.equal(m[2]!.trim().split(' ').filter(Boolean), [...SERVER_NODE_OPTIONS]);
 });
 
 t.run();

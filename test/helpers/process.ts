@@ -17,6 +17,16 @@ export const SERVER_BIN = join(dist, 'parley.mjs');
  * stop 26), for at most 48 MB more memory.
  */
 export const SERVER_NODE_OPTIONS: readonly string[] = ['--max-semi-space-size=32'];
+/**
+ * The environment `npm start` sets for the server beyond the operator's (the start script's
+ * assignments; a test holds the two equal), which the tests and benchmarks that spawn it set too:
+ * glibc reads it only as the process starts. One malloc arena instead of one per thread (up to
+ * eight per core): V8's helper threads and the main thread allocate and free native memory in
+ * their own arenas, whose free space no other thread reuses. With 15,000 parked polls the
+ * server's memory per queue and parked poll was 1.3-1.4 KiB on average instead of 1.9-2.0
+ * (BENCHMARKS.md, stop 27). Elsewhere than glibc it is ignored.
+ */
+export const SERVER_ENV: Readonly<Record<string, string>> = { MALLOC_ARENA_MAX: '1' };
 export const CLI_BIN = join(dist, 'src', 'cli', 'main.js');
 
 /** Whether `bundle` is missing or older than a module of tsc's output under `srcDir`. */
@@ -132,7 +142,7 @@ export async function startServerProcess(env: Record<string, string>, timeoutMs 
   const { child, output } = await spawnUntilHealthy({
     what: 'server',
     args: [...SERVER_NODE_OPTIONS, SERVER_BIN],
-    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...env, PORT: String(port) },
+    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...SERVER_ENV, ...env, PORT: String(port) },
     healthy: () => fetch(`${url}/health`).then((r) => r.status === 200, () => false), // refused: not listening yet
     pollMs: 100,
     timeoutMs,

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { openEmptyDatabase, serverUrl, type TestDatabase } from '../helpers/database.js';
-import { startServerProcess, type RunningServer } from '../helpers/process.js';
+import { SERVER_ENV, startServerProcess, type RunningServer } from '../helpers/process.js';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'parley-smoke-'));
 let env: Record<string, string>;
@@ -43,6 +43,13 @@ t('first start creates the organization and prints the owner credentials', async
   assert.match(out, new RegExp(`written to ${rc.replace(/[.]/g, '\\.')}`));
   assert.is(readFileSync(rc, 'utf8'), `[api]\nemail=${creds.email}\nkey=${creds.key}\nsite=${server.url}\n`);
   assert.is(statSync(rc).mode & 0o777, 0o600);
+});
+
+t('the server runs with the environment npm start gives it', () => {
+  // Linux shows a process's environment in /proc; the variable is glibc's (see SERVER_ENV).
+  if (process.platform !== 'linux') return;
+  const environ = readFileSync(`/proc/${server.child.pid}/environ`, 'latin1').split('\0');
+  for (const [k, v] of Object.entries(SERVER_ENV)) assert.ok(environ.includes(`${k}=${v}`), `${k}=${v}`);
 });
 
 t('GET /users/me with the printed credentials answers with the owner', async () => {
