@@ -23,7 +23,7 @@ export const SERVER_NODE_OPTIONS: readonly string[] = ['--max-semi-space-size=32
  * glibc reads it only as the process starts. One malloc arena instead of one per thread (up to
  * eight per core): V8's helper threads and the main thread allocate and free native memory in
  * their own arenas, whose free space no other thread reuses. With 15,000 parked polls the
- * server's memory per queue and parked poll was 1.3-1.4 KiB on average instead of 1.9-2.0
+ * server's memory per queue and parked poll was 1.3-1.5 KiB on average instead of 1.9-2.0
  * (BENCHMARKS.md, stop 27). Elsewhere than glibc it is ignored.
  */
 export const SERVER_ENV: Readonly<Record<string, string>> = { MALLOC_ARENA_MAX: '1' };
