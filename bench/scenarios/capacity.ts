@@ -19,12 +19,13 @@ export interface Readings {
 
 /**
  * Readings per point, each after a full collection; the least is the one kept. The process keeps
- * running between the collection and the reading: its timers allocate (Parley's queue flush, every
- * 2 s, writes the contact times of every queue a poll touched), and the young generation's pages
- * come back with the first allocation after the collection, up to 3 MB of them. That lands in some
- * readings and not others, at random; it only ever adds to one. A single reading gave Parley's
- * memory per parked poll as 1.3 to 1.7 KiB in three runs of the same code, the high and the low one
- * each with 2.7 MB of young generation in one of its two readings and none in the other.
+ * running between the collection and the reading: its timers allocate (Parley's queue flush,
+ * every 2 s, writes the contact times of every queue a poll touched), and the young generation's
+ * pages come back with the first allocation after the collection, 1.8 to 3.5 MB of them. That
+ * lands in some readings and not others, at random; it only ever adds to one. A single reading
+ * gave Parley's memory per parked poll as 1.3 to 1.7 KiB in three runs of the same code, the high
+ * and the low one each with 2.7 MB of young generation in one of its two readings and none in the
+ * other.
  */
 const READINGS = 3;
 
