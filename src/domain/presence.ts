@@ -77,8 +77,8 @@ export function modernPresence(r: PresenceRecord, dateJoined: number): ModernPre
  * JSON.stringify writes for `{ [userId]: modernPresence(r, dateJoined) }` inside its braces. ASCII.
  */
 export function modernPresenceJson(userId: number, r: PresenceRecord, dateJoined: number): string {
-  const t = times(r, dateJoined);
-  return `"${userId}":{"active_timestamp":${seconds(t.active)},"idle_timestamp":${seconds(t.connected)}}`;
+  const m = modernPresence(r, dateJoined);
+  return `"${userId}":{"active_timestamp":${m.active_timestamp},"idle_timestamp":${m.idle_timestamp}}`;
 }
 
 const OPEN = 0x7b; // {
