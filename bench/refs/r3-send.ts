@@ -1,9 +1,11 @@
 // R3: the SQL of one Parley send, run through `pg` with nothing else: the transaction of
 // src/actors/conversations/send.ts for a batch of one send (recipients' alert words, the message
 // row, one user_messages row per recipient, the event-log row): the statements' text from the
-// same functions of src/store, synchronous_commit on. Run by the harness as a child
-// process against the scenario's own database before Parley starts on it; prints one JSON line.
-// Its rows are marked (client 'bench-r3', event ids from R3_EVENT_ID_BASE) and removed afterwards.
+// same functions of src/store, synchronous_commit on. The harness runs it as a child process
+// against the scenario's own database and tells it, over IPC, when to send and for how long: on
+// Postgres in turns with Parley's, on the embedded database (one session at a time) before Parley
+// starts. Its rows are marked (client 'bench-r3', event ids from R3_EVENT_ID_BASE) and removed
+// afterwards.
 import { isDeepStrictEqual } from 'node:util';
 import pg from 'pg';
 import type { PublishedEvent } from '../../src/actors/event-sequencer.js';
@@ -30,9 +32,6 @@ export interface R3Job {
   readonly dataDir: string | null;
   readonly pool: number;
   readonly concurrency: number;
-  readonly durationMs: number;
-  /** Stop after this many transactions (0: no limit). */
-  readonly maxCount: number;
   readonly realmId: number;
   /** channel: every client sends to channelId; dm: client i sends senders[i] → partners[i]. */
   readonly kind: 'channel' | 'dm';
@@ -41,13 +40,20 @@ export interface R3Job {
   readonly partners: readonly number[];
 }
 
+/** One stretch of sends: until durationMs has passed, or maxCount transactions (0: no limit). */
+export interface R3Run {
+  readonly durationMs: number;
+  readonly maxCount: number;
+}
+
 export interface R3Result {
   readonly count: number;
   readonly latencies: number[];
   readonly seconds: number;
 }
 
-const CONTENT = 'A benchmark message with a little **Markdown** in it.';
+/** What R3 and Parley's benchmark clients send. */
+export const SEND_CONTENT = 'A benchmark message with a little **Markdown** in it.';
 const RENDERED = '<p>A benchmark message with a little <strong>Markdown</strong> in it.</p>';
 
 interface SendShape {
@@ -88,7 +94,7 @@ const newMessage = (job: R3Job, s: SendShape, nowMs: number): NewMessage => ({
   channelId: s.dm ? null : s.channelId,
   topic: s.dm ? null : 'bench',
   dmKey: s.dm ? dmKeyOf(s.dm) : null,
-  content: CONTENT,
+  content: SEND_CONTENT,
   renderedContent: RENDERED,
   client: R3_CLIENT,
   hasLink: false,
@@ -134,16 +140,30 @@ function statements(job: R3Job) {
   };
 }
 
-export async function runR3(job: R3Job): Promise<R3Result> {
-  const embedded = job.url === null ? await startEmbedded({ dataDir: job.dataDir! }) : null;
-  const pool = new pg.Pool({ connectionString: job.url ?? embedded!.url, max: job.pool });
-  pool.on('connect', (c) => void c.query('SET synchronous_commit = on'));
-  let eventId = R3_EVENT_ID_BASE;
-  const sql = statements(job);
-  const latencies: number[] = [];
-  const send = async (client: number) => {
+/** R3's connections and statements, open between runs (the pool stays warm, as Parley's does). */
+export class R3Sender {
+  private eventId = R3_EVENT_ID_BASE;
+  private readonly sql: ReturnType<typeof statements>;
+
+  private constructor(
+    private readonly job: R3Job,
+    private readonly pool: pg.Pool,
+    private readonly embedded: { close(): Promise<void> } | null,
+  ) {
+    this.sql = statements(job);
+  }
+
+  static async open(job: R3Job): Promise<R3Sender> {
+    const embedded = job.url === null ? await startEmbedded({ dataDir: job.dataDir! }) : null;
+    const pool = new pg.Pool({ connectionString: job.url ?? embedded!.url, max: job.pool });
+    pool.on('connect', (c) => void c.query('SET synchronous_commit = on'));
+    return new R3Sender(job, pool, embedded);
+  }
+
+  private async send(client: number): Promise<void> {
+    const { job, sql } = this;
     const senderId = job.senders[client % job.senders.length]!;
-    const c = await pool.connect();
+    const c = await this.pool.connect();
     try {
       await c.query('BEGIN');
       const dm = job.kind === 'dm' ? [senderId, job.partners[client % job.partners.length]!].sort((a, b) => a - b) : null;
@@ -152,7 +172,7 @@ export async function runR3(job: R3Job): Promise<R3Result> {
       const message = (await c.query(...sql.message.args({ s: shape, nowMs: Date.now() }))).rows[0] as { id: number };
       const rows = (await c.query(...sql.recipients.args({ s: shape, messageId: message.id }))).rows as Array<{ user_id: number }>;
       const event: PublishedEvent = {
-        id: eventId++,
+        id: this.eventId++,
         type: 'message',
         payload: { message, flags: [] },
         userIds: rows.map((r) => r.user_id),
@@ -164,31 +184,48 @@ export async function runR3(job: R3Job): Promise<R3Result> {
     } finally {
       c.release();
     }
-  };
-  const started = now();
-  const deadline = started + job.durationMs;
-  await Promise.all(
-    Array.from({ length: job.concurrency }, async (_, client) => {
-      while (now() < deadline && (job.maxCount === 0 || latencies.length < job.maxCount)) {
-        const t = now();
-        await send(client);
-        latencies.push(now() - t);
-      }
-    }),
-  );
-  const seconds = (now() - started) / 1000;
-  await pool.end();
-  await embedded?.close();
-  return { count: latencies.length, latencies, seconds };
+  }
+
+  /** Sends in a closed loop of job.concurrency clients for one run. */
+  async run(r: R3Run): Promise<R3Result> {
+    const latencies: number[] = [];
+    const started = now();
+    const deadline = started + r.durationMs;
+    await Promise.all(
+      Array.from({ length: this.job.concurrency }, async (_, client) => {
+        while (now() < deadline && (r.maxCount === 0 || latencies.length < r.maxCount)) {
+          const t = now();
+          await this.send(client);
+          latencies.push(now() - t);
+        }
+      }),
+    );
+    return { count: latencies.length, latencies, seconds: (now() - started) / 1000 };
+  }
+
+  async close(): Promise<void> {
+    await this.pool.end();
+    await this.embedded?.close();
+  }
 }
 
-// Run as a program: the job as JSON in argv[2], the result as one JSON line on stdout.
-if (process.argv[1]?.endsWith('r3-send.js') && process.argv[2]) {
-  runR3(JSON.parse(process.argv[2]) as R3Job).then(
-    (r) => process.stdout.write(JSON.stringify(r) + '\n'),
-    (e: unknown) => {
-      process.stderr.write(`R3 failed: ${e instanceof Error ? e.stack : String(e)}\n`);
-      process.exit(1);
-    },
-  );
+/** What the harness asks of the R3 process, and what it answers. */
+export type R3Command = { readonly op: 'run'; readonly run: R3Run } | { readonly op: 'close' };
+export type R3Answer = { readonly op: 'ready' } | { readonly op: 'result'; readonly result: R3Result } | { readonly op: 'closed' };
+
+// Run as a forked program: the job as JSON in argv[2], then commands over IPC, one at a time.
+if (process.argv[1]?.endsWith('r3-send.js') && process.argv[2] && process.send) {
+  const answer = (a: R3Answer) => process.send!(a);
+  const fail = (e: unknown) => {
+    process.stderr.write(`R3 failed: ${e instanceof Error ? e.stack : String(e)}\n`);
+    process.exit(1);
+  };
+  R3Sender.open(JSON.parse(process.argv[2]) as R3Job).then((sender) => {
+    process.on('message', (c: R3Command) => {
+      if (c.op === 'run') sender.run(c.run).then((result) => answer({ op: 'result', result }), fail);
+      // Closed: the IPC channel is let go once the answer is out, and the process ends.
+      else sender.close().then(() => process.send!({ op: 'closed' } satisfies R3Answer, () => process.disconnect()), fail);
+    });
+    answer({ op: 'ready' });
+  }, fail);
 }

@@ -1,13 +1,13 @@
 // What every scenario shares: the run's options, the load generators, progress lines, and the
 // measuring of a closed loop, of R3 and of parked clients.
-import { spawn } from 'node:child_process';
+import { fork, type ChildProcess } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { HttpRequest } from '../load/http-connection.js';
 import type { Generators, LoopSummary } from '../load/generators.js';
 import { latencyStats, type Measurement } from '../report.js';
 import { sql } from 'slonik';
-import { R3_CLIENT, R3_EVENT_ID_BASE, type R3Job, type R3Result } from '../refs/r3-send.js';
+import { R3_CLIENT, R3_EVENT_ID_BASE, type R3Answer, type R3Command, type R3Job, type R3Result, type R3Run } from '../refs/r3-send.js';
 import { usage, type Profiling, type Server } from '../servers.js';
 import type { Account, Workspace } from '../setup.js';
 
@@ -63,6 +63,19 @@ export interface LoopSide {
   readonly chain?: { field: string; initial: string } | undefined;
 }
 
+/**
+ * A side of alternating turns that is not a closed loop of HTTP requests from the generators (R3:
+ * SQL from a process of its own). Its turns are summarized like a loop's.
+ */
+export interface TurnSide {
+  readonly label: string;
+  /** Unmeasured load before the first turn. */
+  warmup(durationMs: number): Promise<LoopSummary>;
+  /** One measured turn, and the CPU seconds of the process measured over it; `label` names it in progress lines. */
+  turn(durationMs: number, label: string): Promise<{ readonly summary: LoopSummary; readonly cpuSeconds: number }>;
+  peakRssBytes(): number;
+}
+
 export interface LoopOutcome {
   /** The warm-up's requests (null without one). */
   readonly warmup: LoopSummary | null;
@@ -72,48 +85,53 @@ export interface LoopOutcome {
   readonly generators: Record<string, string>;
 }
 
-/** A closed loop: warm-up, then the measured run with its server's CPU and peak memory. */
-export async function measureLoop(
-  ctx: Context,
-  label: string,
-  server: Server,
-  connections: ReadonlyArray<readonly HttpRequest[]>,
-  chain?: { field: string; initial: string },
-): Promise<LoopOutcome> {
-  const [outcome] = await measureLoops(ctx, [{ label, server, connections, chain }], 1);
-  return outcome!;
+/** A closed loop of the generators as a side of turns, with a progress line every 2 s of a turn. */
+function loopTurns(ctx: Context, side: LoopSide): TurnSide {
+  const { gens } = ctx;
+  return {
+    label: side.label,
+    warmup: (durationMs) => gens.loop(side.server.port, HOST, side.connections, durationMs, side.chain),
+    async turn(durationMs, label) {
+      const before = side.server.usage().cpuSeconds;
+      const timer = setInterval(() => ctx.progress(`${label}: ${gens.progress().toLocaleString('en-US')} requests`), 2000);
+      const summary = await gens.loop(side.server.port, HOST, side.connections, durationMs, side.chain).finally(() => clearInterval(timer));
+      return { summary, cpuSeconds: side.server.usage().cpuSeconds - before };
+    },
+    peakRssBytes: () => side.server.usage().peakRssBytes,
+  };
 }
 
 /**
- * Closed loops on several servers: each warmed up, then measured in `turns` rounds in which every
- * side runs durationS / turns seconds, one after the other. A reference and Parley measured one
- * after the other compare the machine of one moment with that of the next: on a shared virtual
- * machine R1 alone gave 29,000 and 53,000 requests/s a few minutes apart. In alternating turns a
+ * Closed loops on several servers (or other sides, such as R3): each warmed up, then measured in
+ * `turns` rounds in which every side runs durationS / turns seconds, one after the other. A
+ * reference and Parley measured one after the other compare the machine of one moment with that
+ * of the next: on a shared virtual machine R1 alone gave 29,000 and 53,000 requests/s a few
+ * minutes apart, and a database's speed moves with what was written before (in one send run, a
+ * checkpoint that R3's writes brought on ran through Parley's measurement). In alternating turns a
  * drift of the machine's speed moves both sides alike.
  */
-export async function measureLoops(ctx: Context, sides: readonly LoopSide[], turnsAsked: number): Promise<LoopOutcome[]> {
+export async function measureLoops(ctx: Context, given: ReadonlyArray<LoopSide | TurnSide>, turnsAsked: number): Promise<LoopOutcome[]> {
   const { options, gens } = ctx;
+  const sides = given.map((s) => ('server' in s ? loopTurns(ctx, s) : s));
   const turns = Math.max(1, turnsAsked);
   const warmups: Array<LoopSummary | null> = [];
   for (const side of sides) {
     if (options.warmupS > 0) {
       ctx.progress(`${side.label}: warming up ${options.warmupS} s`);
-      warmups.push(await gens.loop(side.server.port, HOST, side.connections, ms(options.warmupS), side.chain));
+      warmups.push(await side.warmup(ms(options.warmupS)));
     } else warmups.push(null);
   }
   const totals = sides.map(() => ({ summaries: [] as LoopSummary[], cpuSeconds: 0, gensCpu: 0 }));
   for (let turn = 1; turn <= turns; turn++) {
     for (const [i, side] of sides.entries()) {
-      const before = side.server.usage();
       const gensBefore = gens.cpuSeconds();
       const of = turns > 1 ? ` (turn ${turn} of ${turns})` : '';
-      const timer = setInterval(() => ctx.progress(`${side.label}${of}: ${gens.progress().toLocaleString('en-US')} requests`), 2000);
-      const summary = await gens.loop(side.server.port, HOST, side.connections, ms(options.durationS / turns), side.chain).finally(() => clearInterval(timer));
+      const { summary, cpuSeconds } = await side.turn(ms(options.durationS / turns), `${side.label}${of}`);
       if (summary.errors > 0) throw new Error(`${side.label}: ${summary.errors} failed requests; first: ${summary.firstError}`);
       totals[i]!.summaries.push(summary);
-      totals[i]!.cpuSeconds += side.server.usage().cpuSeconds - before.cpuSeconds;
+      totals[i]!.cpuSeconds += cpuSeconds;
       totals[i]!.gensCpu += gens.cpuSeconds() - gensBefore;
-      if (turns > 1) ctx.progress(`${side.label}${of}: ${(summary.count / summary.seconds).toLocaleString('en-US', { maximumFractionDigits: 0 })} req/s`);
+      if (turns > 1) ctx.progress(`${side.label}${of}: ${(summary.count / summary.seconds).toLocaleString('en-US', { maximumFractionDigits: 0 })} per second`);
     }
   }
   return sides.map((side, i) => {
@@ -128,7 +146,7 @@ export async function measureLoops(ctx: Context, sides: readonly LoopSide[], tur
         p50Ms: p50,
         p99Ms: p99,
         cpuSeconds: totals[i]!.cpuSeconds,
-        peakRssBytes: side.server.usage().peakRssBytes,
+        peakRssBytes: side.peakRssBytes(),
       },
       // An extra column: what the load itself cost, the parked clients' receiving included.
       generators: { 'load generators CPU': `${totals[i]!.gensCpu.toFixed(1)} s` },
@@ -152,42 +170,118 @@ export function mergeSummaries(summaries: readonly LoopSummary[]): LoopSummary {
 
 const R3_BIN = join(dirname(fileURLToPath(import.meta.url)), '..', 'refs', 'r3-send.js');
 
-/** Run R3 in its own process; its CPU and peak memory are sampled from /proc while it runs. */
-async function runR3Process(job: R3Job): Promise<{ result: R3Result; cpuSeconds: number; peakRssBytes: number }> {
-  const child = spawn(process.execPath, [R3_BIN, JSON.stringify(job)], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  let err = '';
-  let last = { cpuSeconds: 0, peakRssBytes: 0 };
-  const sample = () => {
-    try {
-      const u = usage(child.pid!);
-      // An exited (zombie) process reports no memory: keep the last real sample.
-      if (u.peakRssBytes > 0) last = u;
-    } catch {
-      // exited
-    }
-  };
-  const timer = setInterval(sample, 100);
-  child.stdout.on('data', (d: Buffer) => {
-    sample();
-    out += d.toString();
-  });
-  child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
-  clearInterval(timer);
-  if (code !== 0) throw new Error(`R3 failed (${code}): ${err}`);
-  return { result: JSON.parse(out) as R3Result, ...last };
+/** What R3 did in one run, with its process's CPU seconds over the run. */
+export interface R3Measured {
+  readonly result: R3Result;
+  readonly cpuSeconds: number;
 }
 
-/** Run R3 on a workspace's database, then delete its rows so Parley starts on the seed alone. */
-export async function runR3On(ws: Workspace, job: Omit<R3Job, 'url' | 'dataDir'>): Promise<{ result: R3Result; cpuSeconds: number; peakRssBytes: number }> {
-  const r = await runR3Process({ ...job, url: ws.databaseUrl ?? null, dataDir: ws.databaseUrl ? null : join(ws.dataDir, 'pg') });
+/**
+ * R3 in a process of its own (bench/refs/r3-send.ts), its connections open between runs. It
+ * answers one command at a time; a failure (its stderr) fails the command waiting, and any after.
+ */
+export class R3Process {
+  private err = '';
+  private exit: Error | null = null;
+  private waiting: { op: R3Answer['op']; resolve: (a: R3Answer) => void; reject: (e: Error) => void } | null = null;
+
+  private constructor(private readonly child: ChildProcess) {
+    child.stderr!.on('data', (d: Buffer) => (this.err += d.toString()));
+    child.on('message', (a: R3Answer) => {
+      const w = this.waiting;
+      if (w?.op !== a.op) return;
+      this.waiting = null;
+      w.resolve(a);
+    });
+    // 'close', not 'exit': by then its stderr has been read to the end.
+    child.once('close', (code) => {
+      this.exit = new Error(`R3 exited (${code}): ${this.err}`);
+      const w = this.waiting;
+      this.waiting = null;
+      w?.reject(this.exit);
+    });
+  }
+
+  /** Start the process on the job's database and wait until its pool is made. */
+  static async start(job: R3Job): Promise<R3Process> {
+    const r3 = new R3Process(fork(R3_BIN, [JSON.stringify(job)], { stdio: ['ignore', 'ignore', 'pipe', 'ipc'] }));
+    await r3.answer('ready');
+    return r3;
+  }
+
+  private answer(op: R3Answer['op'], command?: R3Command): Promise<R3Answer> {
+    if (this.exit) return Promise.reject(this.exit);
+    return new Promise((resolve, reject) => {
+      this.waiting = { op, resolve, reject };
+      if (command) this.child.send(command);
+    });
+  }
+
+  async run(run: R3Run): Promise<R3Measured> {
+    if (this.exit) throw this.exit; // before reading the usage of a process that is gone
+    const before = usage(this.child.pid!).cpuSeconds;
+    const a = await this.answer('result', { op: 'run', run });
+    return { result: (a as Extract<R3Answer, { op: 'result' }>).result, cpuSeconds: usage(this.child.pid!).cpuSeconds - before };
+  }
+
+  /** Its peak resident memory so far (read while it runs: an exited process reports none). */
+  peakRssBytes(): number {
+    return usage(this.child.pid!).peakRssBytes;
+  }
+
+  /** Close its connections and let it end. */
+  async close(): Promise<void> {
+    const exited = new Promise((r) => this.child.once('close', r));
+    await this.answer('closed', { op: 'close' });
+    await exited;
+  }
+}
+
+/** An R3 job on a workspace's database. */
+export const r3JobOn = (ws: Workspace, job: Omit<R3Job, 'url' | 'dataDir'>): R3Job => ({
+  ...job,
+  url: ws.databaseUrl ?? null,
+  dataDir: ws.databaseUrl ? null : join(ws.dataDir, 'pg'),
+});
+
+/**
+ * R3 on a workspace's database (its own connections, or the embedded database's directory) for
+ * the length of f; then its rows are removed, so that Parley starts on the seed alone and a later
+ * R3 numbers its events from the same base.
+ */
+export async function withR3On<T>(ws: Workspace, job: Omit<R3Job, 'url' | 'dataDir'>, f: (r3: R3Process) => Promise<T>): Promise<T> {
+  const r3 = await R3Process.start(r3JobOn(ws, job));
+  let out: T;
+  try {
+    out = await f(r3);
+  } finally {
+    await r3.close();
+  }
+  await removeR3Rows(ws);
+  return out;
+}
+
+/** Remove R3's rows (its messages, their recipients and its events) from a workspace's database. */
+export async function removeR3Rows(ws: Workspace): Promise<void> {
   await ws.withApp(async (app) => {
     await app.db.query(sql.unsafe`DELETE FROM events WHERE id >= ${R3_EVENT_ID_BASE}`);
     await app.db.query(sql.unsafe`DELETE FROM user_messages WHERE message_id IN (SELECT id FROM messages WHERE client = ${R3_CLIENT})`);
     await app.db.query(sql.unsafe`DELETE FROM messages WHERE client = ${R3_CLIENT}`);
   });
-  return r;
+}
+
+/** R3's runs as a side of alternating turns (measureLoops): one summary per run. */
+export function r3Turns(label: string, r3: R3Process): TurnSide {
+  const summary = (r: R3Result): LoopSummary => ({ count: r.count, errors: 0, firstError: null, latencies: r.latencies, byIndex: [r.count], seconds: r.seconds });
+  return {
+    label,
+    warmup: async (durationMs) => summary((await r3.run({ durationMs, maxCount: 0 })).result),
+    async turn(durationMs) {
+      const m = await r3.run({ durationMs, maxCount: 0 });
+      return { summary: summary(m.result), cpuSeconds: m.cpuSeconds };
+    },
+    peakRssBytes: () => r3.peakRssBytes(),
+  };
 }
 
 /** Register one queue per account (POST /register), `connections` at a time. */

@@ -6,7 +6,7 @@ import { latencyStats } from '../report.js';
 import { startParley, startReference, type Server } from '../servers.js';
 import { now } from '../load/protocol.js';
 import type { Seeded } from '../setup.js';
-import { apiPost, gauge, HOST, registerQueues, runR3On, waitFor, type Context } from './common.js';
+import { apiPost, gauge, HOST, registerQueues, waitFor, withR3On, type Context } from './common.js';
 
 interface Rounds {
   /** Send → last delivery of each round, ms. */
@@ -81,17 +81,11 @@ async function r2Rounds(ctx: Context, n: number, count: number): Promise<Rounds>
 /** R3's p99 for a send to the channel (one at a time), then its rows removed. */
 async function r3P99(ctx: Context, ws: Awaited<ReturnType<Context['workspace']>>, seeded: Seeded, channel: string, sends: number): Promise<number> {
   const realmId = await ws.withApp(async (app) => (await app.realms.only()!).id);
-  const r = await runR3On(ws, {
-    pool: 1,
-    concurrency: 1,
-    durationMs: 60_000,
-    maxCount: sends,
-    realmId,
-    kind: 'channel',
-    channelId: seeded.channels[channel]!,
-    senders: [seeded.users[0]!.id],
-    partners: [],
-  });
+  const r = await withR3On(
+    ws,
+    { pool: 1, concurrency: 1, realmId, kind: 'channel', channelId: seeded.channels[channel]!, senders: [seeded.users[0]!.id], partners: [] },
+    (r3) => r3.run({ durationMs: 60_000, maxCount: sends }),
+  );
   return latencyStats(r.result.latencies).p99;
 }
 

@@ -1,11 +1,11 @@
 // Closed-loop scenarios: presence and typing against R1, durable sends against R3.
 import type { HttpRequest } from '../load/http-connection.js';
 import type { Comparison, Measurement } from '../report.js';
-import { latencyStats } from '../report.js';
 import type { LoopSummary } from '../load/generators.js';
 import { startParley, startReference, type Server } from '../servers.js';
 import type { Workspace } from '../setup.js';
-import { HOST, measureLoop, measureLoops, registerQueues, runR3On, waitFor, type Context, type LoopOutcome, type LoopSide } from './common.js';
+import { SEND_CONTENT } from '../refs/r3-send.js';
+import { HOST, measureLoops, r3Turns, registerQueues, waitFor, withR3On, type Context, type LoopOutcome, type LoopSide, type TurnSide } from './common.js';
 
 const R1_BODY = 'status=active&new_user_input=true&slim_presence=true&last_update_id=-1';
 
@@ -164,6 +164,13 @@ export async function typing(ctx: Context): Promise<Comparison[]> {
   ];
 }
 
+/**
+ * Durable sends against R3. On Postgres, R3 runs in its own process beside Parley and the two send
+ * in alternating turns (measureLoops): measured one after the other they met different databases
+ * (in one run a checkpoint that R3's writes brought on ran through Parley's measurement). The
+ * embedded database serves one session at a time, so there R3 runs first, its rows are removed,
+ * and Parley starts after it.
+ */
 export async function send(ctx: Context): Promise<Comparison[]> {
   const clients = ctx.options.concurrency ?? (ctx.options.smoke ? 2 : 10);
   const subscribers = ctx.options.smoke ? 10 : 100;
@@ -171,59 +178,62 @@ export async function send(ctx: Context): Promise<Comparison[]> {
   ctx.progress(`send: seeding ${Math.max(subscribers, 2 * clients)} users and a ${subscribers}-subscriber channel`);
   const seeded = await ws.seed({ users: Math.max(subscribers, 2 * clients), channels: [{ name: 'send', subscribers }] });
   const realmId = await ws.withApp(async (app) => (await app.realms.only()!).id);
-  // R3 shares Parley's database connections: the pool of DB_POOL_MAX (10), or the embedded one.
+  // R3 has as many connections as Parley: the pool of DB_POOL_MAX (10), or the embedded one.
   const pool = ws.databaseUrl ? 10 : 1;
   const senders = seeded.users.slice(0, clients).map((u) => u.id);
   const partners = seeded.users.slice(clients, 2 * clients).map((u) => u.id);
-  const out: Comparison[] = [];
-  const refs: Record<'dm' | 'channel', Measurement> = {} as never;
-  for (const kind of ['dm', 'channel'] as const) {
-    ctx.progress(`send R3 (${kind}): ${ctx.options.durationS} s at concurrency ${clients}`);
-    const job = {
-      pool,
-      concurrency: clients,
-      durationMs: ctx.options.durationS * 1000,
-      maxCount: 0,
-      realmId,
-      kind,
-      channelId: seeded.channels.send!,
-      senders,
-      partners,
-    };
-    if (ctx.options.warmupS > 0) await runR3On(ws, { ...job, durationMs: ctx.options.warmupS * 1000 });
-    const r = await runR3On(ws, job);
-    const { p50, p99 } = latencyStats(r.result.latencies);
-    refs[kind] = { who: 'R3 pg send SQL', rate: r.result.count / r.result.seconds, rateUnit: 'tx/s', p50Ms: p50, p99Ms: p99, cpuSeconds: r.cpuSeconds, peakRssBytes: r.peakRssBytes, extra: {} };
-  }
-  await withParley(ctx, ws, async (server) => {
-    const byId = new Map(seeded.users.map((u) => [u.id, u]));
-    for (const kind of ['dm', 'channel'] as const) {
-      const conns = senders.map((id, c): HttpRequest[] => [
-        {
-          method: 'POST',
-          path: '/api/v1/messages',
-          headers: { authorization: byId.get(id)!.auth },
-          body:
-            kind === 'dm'
-              ? `type=direct&to=${encodeURIComponent(JSON.stringify([partners[c]]))}&content=${encodeURIComponent('A benchmark message with a little **Markdown** in it.')}`
-              : `type=stream&to=${seeded.channels.send}&topic=bench&content=${encodeURIComponent('A benchmark message with a little **Markdown** in it.')}`,
-        },
-      ]);
-      const m = (await measureLoop(ctx, `send Parley (${kind})`, server, conns)).measurement;
-      const ref = refs[kind];
-      const ratio = m.rate! / ref.rate!;
-      out.push({
-        scenario: 'send',
-        variant: kind === 'dm' ? `direct, ${clients} clients` : `${subscribers}-subscriber channel, ${clients} clients`,
-        reference: ref,
-        parley: { who: 'Parley', ...m, rateUnit: 'msg/s', extra: {} },
-        ratio,
-        ratioOf: 'msg/s ÷ tx/s',
-        target: '≥ 0.8 × R3 tx/s, p99 ≤ 2 × R3 p99',
-        met: ratio >= 0.8 && m.p99Ms! <= 2 * ref.p99Ms!,
-        notes: [],
-      });
-    }
+  const byId = new Map(seeded.users.map((u) => [u.id, u]));
+  const parleySide = (server: Server, kind: SendKind): LoopSide => ({
+    label: `send Parley (${kind})`,
+    server,
+    connections: senders.map((id, c): HttpRequest[] => [
+      {
+        method: 'POST',
+        path: '/api/v1/messages',
+        headers: { authorization: byId.get(id)!.auth },
+        body:
+          kind === 'dm'
+            ? `type=direct&to=${encodeURIComponent(JSON.stringify([partners[c]]))}&content=${encodeURIComponent(SEND_CONTENT)}`
+            : `type=stream&to=${seeded.channels.send}&topic=bench&content=${encodeURIComponent(SEND_CONTENT)}`,
+      },
+    ]),
   });
-  return out;
+  /** R3 for one kind of send, as a side of measureLoops. */
+  const withR3 = <T>(kind: SendKind, f: (r3: TurnSide) => Promise<T>): Promise<T> =>
+    withR3On(ws, { pool, concurrency: clients, realmId, kind, channelId: seeded.channels.send!, senders, partners }, (r3) => f(r3Turns(`send R3 (${kind})`, r3)));
+  const measured = {} as Record<SendKind, { ref: Measurement; parley: LoopOutcome['measurement'] }>;
+  if (ws.databaseUrl) {
+    await withParley(ctx, ws, async (server) => {
+      for (const kind of SEND_KINDS) {
+        const [ref, parley] = await withR3(kind, (r3) => measureLoops(ctx, [r3, parleySide(server, kind)], ctx.options.turns));
+        measured[kind] = { ref: r3Measurement(ref!), parley: parley!.measurement };
+      }
+    });
+  } else {
+    const refs = {} as Record<SendKind, Measurement>;
+    for (const kind of SEND_KINDS) refs[kind] = r3Measurement((await withR3(kind, (r3) => measureLoops(ctx, [r3], 1)))[0]!);
+    await withParley(ctx, ws, async (server) => {
+      for (const kind of SEND_KINDS) measured[kind] = { ref: refs[kind], parley: (await measureLoops(ctx, [parleySide(server, kind)], 1))[0]!.measurement };
+    });
+  }
+  return SEND_KINDS.map((kind) => {
+    const { ref, parley: m } = measured[kind];
+    const ratio = m.rate! / ref.rate!;
+    return {
+      scenario: 'send',
+      variant: kind === 'dm' ? `direct, ${clients} clients` : `${subscribers}-subscriber channel, ${clients} clients`,
+      reference: ref,
+      parley: { who: 'Parley', ...m, rateUnit: 'msg/s', extra: {} },
+      ratio,
+      ratioOf: 'msg/s ÷ tx/s',
+      target: '≥ 0.8 × R3 tx/s, p99 ≤ 2 × R3 p99',
+      met: ratio >= 0.8 && m.p99Ms! <= 2 * ref.p99Ms!,
+      notes: [],
+    };
+  });
 }
+
+type SendKind = 'dm' | 'channel';
+const SEND_KINDS: readonly SendKind[] = ['dm', 'channel'];
+
+const r3Measurement = (o: LoopOutcome): Measurement => ({ who: 'R3 pg send SQL', ...o.measurement, rateUnit: 'tx/s', extra: {} });

@@ -3,7 +3,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Generators, LoopSummary } from '../../bench/load/generators.js';
-import { measureLoops, mergeSummaries, type Context, type LoopSide } from '../../bench/scenarios/common.js';
+import { measureLoops, mergeSummaries, type Context, type LoopSide, type TurnSide } from '../../bench/scenarios/common.js';
 import type { Server, Usage } from '../../bench/servers.js';
 import { smokeOptions } from './smoke.js';
 
@@ -69,6 +69,44 @@ t('sides take alternating turns of duration / turns after one warm-up each, and 
   assert.is(rb!.measurement.rate, 10);
   assert.is(rb!.measurement.peakRssBytes, 1002);
   assert.is(rb!.generators['load generators CPU'], '1.5 s');
+});
+
+t('a side of its own (R3) takes its turns between the loops, and is measured by what it reports', async () => {
+  const a = fakeServer(1, 0.25);
+  const { gens, calls } = fakeGenerators([a]);
+  const taken: string[] = [];
+  const r3: TurnSide = {
+    label: 'R3',
+    warmup: async (durationMs) => {
+      taken.push(`warm-up ${durationMs}`);
+      return { count: 1, errors: 0, firstError: null, latencies: [9], byIndex: [1], seconds: durationMs / 1000 };
+    },
+    turn: async (durationMs, label) => {
+      taken.push(`${label}: ${durationMs} after ${calls.length} loops`);
+      return { summary: { count: 7, errors: 0, firstError: null, latencies: [taken.length], byIndex: [7], seconds: 1 }, cpuSeconds: 0.1 };
+    },
+    peakRssBytes: () => 4242,
+  };
+  const ctx: Context = {
+    options: { ...smokeOptions, durationS: 3, warmupS: 2, turns: 3 },
+    gens,
+    progress: () => undefined,
+    workspace: () => Promise.reject(new Error('not used')),
+  };
+  const [ref, loop] = await measureLoops(ctx, [r3, { label: 'A', server: a, connections: [] }], 3);
+  assert.equal(taken, ['warm-up 2000', 'R3 (turn 1 of 3): 1000 after 1 loops', 'R3 (turn 2 of 3): 1000 after 2 loops', 'R3 (turn 3 of 3): 1000 after 3 loops']);
+  assert.equal(
+    calls.map((c) => `${c.port}:${c.durationMs}`),
+    ['1:2000', '1:1000', '1:1000', '1:1000'],
+  );
+  assert.is(ref!.warmup!.count, 1);
+  assert.is(ref!.summary.count, 21);
+  assert.is(ref!.measurement.rate, 7);
+  assert.equal(ref!.summary.latencies, [2, 3, 4]);
+  assert.ok(Math.abs(ref!.measurement.cpuSeconds - 0.3) < 1e-9, `R3's CPU is its turns' own: ${ref!.measurement.cpuSeconds}`);
+  assert.is(ref!.measurement.peakRssBytes, 4242);
+  assert.is(loop!.summary.count, 30);
+  assert.is(loop!.measurement.cpuSeconds, 0.75);
 });
 
 t('a failed request in any turn fails the comparison', async () => {
