@@ -36,8 +36,8 @@ scenarios: ${Object.keys(SCENARIOS).join(', ')}, all (writes BENCHMARKS.md)
 options:
   --duration S       seconds of each measured closed loop (default 10)
   --warmup S         unmeasured seconds before it (default 2)
-  --turns K          presence and typing: R1 and Parley take K alternating turns of duration/K
-                     seconds each (default 5)
+  --turns K          presence and typing (R1 and Parley), and the sends on Postgres (R3 and
+                     Parley), take K alternating turns of duration/K seconds each (default 5)
   --concurrency C    clients of the closed-loop scenarios (default per scenario)
   --sizes N[,N]      fanout/ws-fanout subscriber counts (default 1000,10000); capacity/restart N
   --database-url U   run on this Postgres server (a fresh database per scenario); default: embedded,
