@@ -126,6 +126,7 @@ export async function measureLoops(ctx: Context, given: ReadonlyArray<LoopSide |
     for (const [i, side] of sides.entries()) {
       const gensBefore = gens.cpuSeconds();
       const of = turns > 1 ? ` (turn ${turn} of ${turns})` : '';
+      if (turns === 1) ctx.progress(`${side.label}: ${options.durationS} s`);
       const { summary, cpuSeconds } = await side.turn(ms(options.durationS / turns), `${side.label}${of}`);
       if (summary.errors > 0) throw new Error(`${side.label}: ${summary.errors} failed requests; first: ${summary.firstError}`);
       totals[i]!.summaries.push(summary);
