@@ -48,61 +48,6 @@ export async function rounds(ctx: Pick<Context, 'gens' | 'progress'>, label: str
   return { last, each, cpuSeconds: after.cpuSeconds - before.cpuSeconds, peakRssBytes: after.peakRssBytes };
 }
 
-/** One transport of a comparison on the same queues: how its N clients connect, and how many the server holds. */
-export interface Transport {
-  readonly label: string;
-  connect(): Promise<void>;
-  held(): Promise<number>;
-}
-
-/** After the clients connect: a socket first receives what its queue has not had acknowledged. */
-const SETTLE_MS = 250;
-
-/**
- * Rounds of several transports in turn on the same queues (ws-fanout: long-polls, sockets,
- * long-polls, …): before each round every connection is closed, the round's transport connects
- * its N clients, they settle, and what arrived meanwhile is dropped; then the send fires. One
- * uncounted round of each transport first (see rounds). Measured one series after the other, the
- * later series began after its clients connected and a pause, and its first rounds were its
- * slowest (stop 25): two near-equal transports then compared the machine's state before each
- * series as much as themselves. CPU is counted from each send to its last delivery.
- */
-export async function alternatingRounds(
-  ctx: Pick<Context, 'gens' | 'progress'>,
-  server: Pick<Server, 'usage'>,
-  n: number,
-  count: number,
-  transports: readonly Transport[],
-  fire: () => Promise<void>,
-): Promise<Rounds[]> {
-  const out = transports.map(() => ({ last: [] as number[], each: [] as number[], cpuSeconds: 0 }));
-  for (let r = -1; r < count; r++) {
-    for (const [i, t] of transports.entries()) {
-      await ctx.gens.closeConnections();
-      for (const other of transports) if (other !== t) await waitFor(`${other.label}: closed`, async () => (await other.held()) === 0, 30_000, 20);
-      await t.connect();
-      await waitFor(`${t.label}: ${n} held`, async () => (await t.held()) >= n, 120_000, 20);
-      await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
-      await ctx.gens.collect();
-      ctx.progress(r < 0 ? `${t.label}: warm-up round` : `${t.label}: round ${r + 1}/${count}`);
-      const before = server.usage().cpuSeconds;
-      const t0 = now();
-      await fire();
-      await waitFor(`${t.label}: ${n} deliveries`, () => ctx.gens.delivered() >= n, 120_000, 5);
-      const d = await ctx.gens.collect();
-      if (d.times.length < n) throw new Error(`${t.label}: ${d.times.length} of ${n} delivered`);
-      if (r < 0) continue;
-      const times = d.times.map((at) => at - t0);
-      out[i]!.last.push(Math.max(...times));
-      out[i]!.each.push(...times);
-      out[i]!.cpuSeconds += server.usage().cpuSeconds - before;
-    }
-  }
-  await ctx.gens.closeConnections();
-  const peakRssBytes = server.usage().peakRssBytes;
-  return out.map((o) => ({ ...o, peakRssBytes }));
-}
-
 function measurementOf(who: string, r: Rounds, extra: Record<string, string> = {}): Measurement {
   const l = latencyStats(r.last);
   const e = latencyStats(r.each);
@@ -158,8 +103,8 @@ interface Phase {
 
 /**
  * Parley, every size in one process: queues for the first N subscribers are registered and their
- * long-polls parked (more join for the next size); with sockets, the same queues take rounds over
- * long-polls and over WebSockets in turn (alternatingRounds).
+ * long-polls parked (more join for the next size); with sockets, the same queues then move to
+ * WebSockets for the same rounds.
  */
 async function parleyPhases(ctx: Context, withSockets: boolean): Promise<{ phases: Phase[]; r3: Record<number, number> }> {
   const ns = sizes(ctx);
@@ -181,35 +126,28 @@ async function parleyPhases(ctx: Context, withSockets: boolean): Promise<{ phase
       const fire = async () => void (await apiPost(server.port, seeded.users[0]!, '/messages', { type: 'stream', to: String(seeded.channels[`fan${n}`]), topic: 'fanout', content: 'Fan-out!' }));
       const clients = (from: number) =>
         queues.slice(from, n).map((q, i) => ({ path: `/api/v1/events?queue_id=${q.queueId}&last_event_id={LAST}`, headers: { authorization: seeded.users[from + i]!.auth }, last: q.lastEventId }));
-      if (!withSockets) {
-        const parkedBefore = phases.length === 0 ? 0 : phases[phases.length - 1]!.n;
-        const p = await ctx.gens.park(server.port, HOST, 'events', clients(parkedBefore), 'message');
-        if (p.failed > 0) throw new Error(`fanout: ${p.failed} long-polls failed: ${p.firstError}`);
-        const longPoll = await rounds(ctx, `Parley long-poll N=${n}`, server, n, roundsFor(ctx, n), () => gauge(server.port, 'parley_parked_long_polls'), fire);
-        phases.push({ n, longPoll, socket: null });
-        continue;
+      const parkedBefore = phases.length === 0 ? 0 : phases[phases.length - 1]!.n;
+      const p = await ctx.gens.park(server.port, HOST, 'events', clients(withSockets ? 0 : parkedBefore), 'message');
+      if (p.failed > 0) throw new Error(`fanout: ${p.failed} long-polls failed: ${p.firstError}`);
+      const longPoll = await rounds(ctx, `Parley long-poll N=${n}`, server, n, roundsFor(ctx, n), () => gauge(server.port, 'parley_parked_long_polls'), fire);
+      let socket: Rounds | null = null;
+      if (withSockets) {
+        await ctx.gens.closeConnections();
+        await waitFor('long-polls to end', async () => (await gauge(server.port, 'parley_parked_long_polls')) === 0, 30_000, 50);
+        const s = await ctx.gens.park(
+          server.port,
+          HOST,
+          'ws',
+          queues.slice(0, n).map((q, i) => ({ path: `/api/v1/events/socket?queue_id=${q.queueId}&last_event_id={LAST}`, headers: { authorization: seeded.users[i]!.auth }, last: -1 })),
+          'message',
+        );
+        if (s.failed > 0) throw new Error(`ws-fanout: ${s.failed} sockets failed: ${s.firstError}`);
+        // Sockets first receive the queue's unacknowledged backlog: let it drain, then forget it.
+        await new Promise((r) => setTimeout(r, 1000));
+        socket = await rounds(ctx, `Parley WebSocket N=${n}`, server, n, roundsFor(ctx, n), () => gauge(server.port, 'parley_open_websockets'), fire);
+        await ctx.gens.closeConnections();
       }
-      const longPolls: Transport = {
-        label: `Parley long-poll N=${n}`,
-        connect: async () => {
-          const p = await ctx.gens.park(server.port, HOST, 'events', clients(0), 'message');
-          if (p.failed > 0) throw new Error(`ws-fanout: ${p.failed} long-polls failed: ${p.firstError}`);
-        },
-        held: () => gauge(server.port, 'parley_parked_long_polls'),
-      };
-      const sockets: Transport = {
-        label: `Parley WebSocket N=${n}`,
-        connect: async () => {
-          const socketClients = queues
-            .slice(0, n)
-            .map((q, i) => ({ path: `/api/v1/events/socket?queue_id=${q.queueId}&last_event_id={LAST}`, headers: { authorization: seeded.users[i]!.auth }, last: -1 }));
-          const p = await ctx.gens.park(server.port, HOST, 'ws', socketClients, 'message');
-          if (p.failed > 0) throw new Error(`ws-fanout: ${p.failed} sockets failed: ${p.firstError}`);
-        },
-        held: () => gauge(server.port, 'parley_open_websockets'),
-      };
-      const [longPoll, socket] = await alternatingRounds(ctx, server, n, roundsFor(ctx, n), [longPolls, sockets], fire);
-      phases.push({ n, longPoll: longPoll!, socket: socket! });
+      phases.push({ n, longPoll, socket });
     }
   } finally {
     await ctx.gens.closeConnections();
