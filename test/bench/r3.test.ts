@@ -28,7 +28,6 @@ t('runs on command with its connections kept, and its rows go when asked', async
       const first = await r3.run({ durationMs: 60_000, maxCount: 3 });
       assert.is(first.result.count, 3);
       assert.is(first.result.latencies.length, 3);
-      assert.ok(first.cpuSeconds >= 0);
       const second = await r3.run({ durationMs: 60_000, maxCount: 2 });
       assert.is(second.result.count, 2);
       assert.ok(r3.peakRssBytes() > 10 * 2 ** 20, 'its memory is read while it runs');
