@@ -4,8 +4,8 @@
 // same functions of src/store, synchronous_commit on. The harness runs it as a child process
 // against the scenario's own database and tells it, over IPC, when to send and for how long: on
 // Postgres in turns with Parley's, on the embedded database (one session at a time) before Parley
-// starts. Its rows are marked (client 'bench-r3', event ids from R3_EVENT_ID_BASE) and removed
-// afterwards.
+// starts. Its rows are marked (client 'bench-r3', event ids from R3_EVENT_ID_BASE), and it removes
+// them itself when told, through its own connections.
 import { isDeepStrictEqual } from 'node:util';
 import pg from 'pg';
 import type { PublishedEvent } from '../../src/actors/event-sequencer.js';
@@ -203,6 +203,13 @@ export class R3Sender {
     return { count: latencies.length, latencies, seconds: (now() - started) / 1000 };
   }
 
+  /** Remove every row R3 wrote: its messages, their recipients and its events. */
+  async removeRows(): Promise<void> {
+    await this.pool.query('DELETE FROM events WHERE id >= $1', [R3_EVENT_ID_BASE]);
+    await this.pool.query('DELETE FROM user_messages WHERE message_id IN (SELECT id FROM messages WHERE client = $1)', [R3_CLIENT]);
+    await this.pool.query('DELETE FROM messages WHERE client = $1', [R3_CLIENT]);
+  }
+
   async close(): Promise<void> {
     await this.pool.end();
     await this.embedded?.close();
@@ -210,8 +217,12 @@ export class R3Sender {
 }
 
 /** What the harness asks of the R3 process, and what it answers. */
-export type R3Command = { readonly op: 'run'; readonly run: R3Run } | { readonly op: 'close' };
-export type R3Answer = { readonly op: 'ready' } | { readonly op: 'result'; readonly result: R3Result } | { readonly op: 'closed' };
+export type R3Command = { readonly op: 'run'; readonly run: R3Run } | { readonly op: 'remove' } | { readonly op: 'close' };
+export type R3Answer =
+  | { readonly op: 'ready' }
+  | { readonly op: 'result'; readonly result: R3Result }
+  | { readonly op: 'removed' }
+  | { readonly op: 'closed' };
 
 // Run as a forked program: the job as JSON in argv[2], then commands over IPC, one at a time.
 if (process.argv[1]?.endsWith('r3-send.js') && process.argv[2] && process.send) {
@@ -223,6 +234,7 @@ if (process.argv[1]?.endsWith('r3-send.js') && process.argv[2] && process.send) 
   R3Sender.open(JSON.parse(process.argv[2]) as R3Job).then((sender) => {
     process.on('message', (c: R3Command) => {
       if (c.op === 'run') sender.run(c.run).then((result) => answer({ op: 'result', result }), fail);
+      else if (c.op === 'remove') sender.removeRows().then(() => answer({ op: 'removed' }), fail);
       // Closed: the IPC channel is let go once the answer is out, and the process ends.
       else sender.close().then(() => process.send!({ op: 'closed' } satisfies R3Answer, () => process.disconnect()), fail);
     });

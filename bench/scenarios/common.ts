@@ -6,8 +6,7 @@ import { fileURLToPath } from 'node:url';
 import type { HttpRequest } from '../load/http-connection.js';
 import type { Generators, LoopSummary } from '../load/generators.js';
 import { latencyStats, type Measurement } from '../report.js';
-import { sql } from 'slonik';
-import { R3_CLIENT, R3_EVENT_ID_BASE, type R3Answer, type R3Command, type R3Job, type R3Result, type R3Run } from '../refs/r3-send.js';
+import { type R3Answer, type R3Command, type R3Job, type R3Result, type R3Run } from '../refs/r3-send.js';
 import { usage, type Profiling, type Server } from '../servers.js';
 import type { Account, Workspace } from '../setup.js';
 
@@ -225,6 +224,11 @@ export class R3Process {
     return { result: (a as Extract<R3Answer, { op: 'result' }>).result, cpuSeconds: usage(this.child.pid!).cpuSeconds - before };
   }
 
+  /** Remove the rows it wrote, through its own connections. */
+  async removeRows(): Promise<void> {
+    await this.answer('removed', { op: 'remove' });
+  }
+
   /** Its peak resident memory so far (read while it runs: an exited process reports none). */
   peakRssBytes(): number {
     return usage(this.child.pid!).peakRssBytes;
@@ -247,28 +251,19 @@ export const r3JobOn = (ws: Workspace, job: Omit<R3Job, 'url' | 'dataDir'>): R3J
 
 /**
  * R3 on a workspace's database (its own connections, or the embedded database's directory) for
- * the length of f; then its rows are removed, so that Parley starts on the seed alone and a later
- * R3 numbers its events from the same base.
+ * the length of f; then it removes its rows, so that Parley starts on the seed alone and a later
+ * R3 numbers its events from the same base. R3 deletes them itself: on Postgres Parley may be
+ * running, and a second application opened on its database would restore and credit its queues.
  */
 export async function withR3On<T>(ws: Workspace, job: Omit<R3Job, 'url' | 'dataDir'>, f: (r3: R3Process) => Promise<T>): Promise<T> {
   const r3 = await R3Process.start(r3JobOn(ws, job));
-  let out: T;
   try {
-    out = await f(r3);
+    const out = await f(r3);
+    await r3.removeRows();
+    return out;
   } finally {
     await r3.close();
   }
-  await removeR3Rows(ws);
-  return out;
-}
-
-/** Remove R3's rows (its messages, their recipients and its events) from a workspace's database. */
-export async function removeR3Rows(ws: Workspace): Promise<void> {
-  await ws.withApp(async (app) => {
-    await app.db.query(sql.unsafe`DELETE FROM events WHERE id >= ${R3_EVENT_ID_BASE}`);
-    await app.db.query(sql.unsafe`DELETE FROM user_messages WHERE message_id IN (SELECT id FROM messages WHERE client = ${R3_CLIENT})`);
-    await app.db.query(sql.unsafe`DELETE FROM messages WHERE client = ${R3_CLIENT}`);
-  });
 }
 
 /** R3's runs as a side of alternating turns (measureLoops): one summary per run. */
