@@ -93,14 +93,14 @@ function matches(t: NarrowTerm, m: NarrowableMessage, flags: readonly string[], 
   return false;
 }
 
-/** A predicate over presented message events; true for every other event type. */
-export function eventNarrowPredicate(terms: readonly NarrowTerm[], emptyTopicName: () => string) {
-  if (terms.length === 0) return null;
-  return (event: { type: string; message?: unknown; flags?: unknown }): boolean => {
-    if (event.type !== 'message') return true;
-    const m = event.message as NarrowableMessage;
-    const flags = (event.flags as string[] | undefined) ?? [];
-    const name = emptyTopicName();
-    return terms.every((t) => matches(t, m, flags, name) !== t.negated);
-  };
+/**
+ * Whether a presented event passes a queue's narrow: message events are matched against every
+ * term, every other event type passes. A function of the queue's shared descriptor, not a
+ * predicate per queue (a closure and a field on each of tens of thousands of queues).
+ */
+export function eventMatchesNarrow(terms: readonly NarrowTerm[], event: { type: string; message?: unknown; flags?: unknown }, emptyTopicName: string): boolean {
+  if (terms.length === 0 || event.type !== 'message') return true;
+  const m = event.message as NarrowableMessage;
+  const flags = (event.flags as string[] | undefined) ?? [];
+  return terms.every((t) => matches(t, m, flags, emptyTopicName) !== t.negated);
 }

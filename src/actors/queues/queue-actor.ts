@@ -6,9 +6,9 @@
 // answers later (DESIGN.md §2–3).
 import type { Logger } from 'pino';
 import { ApiError, errors } from '../../domain/errors.js';
-import { eventNarrowPredicate } from '../../domain/event-narrow.js';
+import { eventMatchesNarrow } from '../../domain/event-narrow.js';
 import type { Capabilities } from '../../domain/client-capabilities.js';
-import type { ClientEvent, ClientView, RealmLookup } from '../../domain/events/view.js';
+import type { ClientView, RealmLookup } from '../../domain/events/view.js';
 import type { Clock } from '../../clock.js';
 import type { Hangup, HangupListener } from '../../hangup.js';
 import type { PublishedEvent } from '../event-sequencer.js';
@@ -86,7 +86,6 @@ export class EventQueue implements ClientView, Scheduled, HangupListener {
   dirty = false;
   /** Why the queue ended; undefined while it is alive. */
   endReason: EndReason | undefined = undefined;
-  readonly narrow: ((e: ClientEvent) => boolean) | null;
   /** NO_EVENTS (shared) until the first event arrives: an idle queue holds no array of its own. */
   buffer: BufferedEvent[] = NO_EVENTS;
   /** Highest event id seen (delivered or skipped): later duplicates are ignored. */
@@ -116,7 +115,6 @@ export class EventQueue implements ClientView, Scheduled, HangupListener {
   ) {
     this.acked = acked;
     this.lastContact = lastContact;
-    this.narrow = eventNarrowPredicate(descriptor.narrow, () => env.realm().realm.settings.empty_topic_display_name);
     this.seen = Math.max(startEventId, acked);
     this.socketSent = acked;
   }
@@ -251,6 +249,7 @@ function variantOf(q: EventQueue): string {
 function accept(q: EventQueue, events: readonly PublishedEvent[], cache: PresentationCache): void {
   const realm = q.env.realm();
   const variant = variantOf(q);
+  const { narrow } = q.descriptor;
   let added = false;
   for (const e of events) {
     if (e.id <= q.seen) continue;
@@ -258,7 +257,7 @@ function accept(q: EventQueue, events: readonly PublishedEvent[], cache: Present
     if (e.type === 'heartbeat') q.heartbeatRequested = false;
     if (!wantsType(q.descriptor, e.type)) continue;
     for (const p of cache.present(e, q, variant, realm)) {
-      if (q.narrow && !q.narrow(p.event)) continue;
+      if (!eventMatchesNarrow(narrow, p.event, realm.realm.settings.empty_topic_display_name)) continue;
       if (q.buffer === NO_EVENTS) q.buffer = [];
       q.buffer.push(p.buffered);
       added = true;
