@@ -28,8 +28,6 @@ export interface ApiRequest {
   readonly headers: Readonly<Record<string, string>>;
   readonly body: Buffer | null;
   readonly remoteAddress: string;
-  /** Fired when the client goes away; absent for requests that cannot hang up (tests). */
-  readonly hangup?: Hangup | undefined;
 }
 
 export interface ApiResponse {
@@ -38,16 +36,11 @@ export interface ApiResponse {
   readonly body: string | Buffer;
 }
 
-/** Where a request's one answer goes (uws.ts: the response not yet written). */
-export interface Replier {
-  reply(res: ApiResponse): void;
-}
-
 /**
- * Answers a request through `to.reply`, called exactly once. An object, not a promise or a
- * closure: a parked long-poll then waits as a few small objects (see Later).
+ * Answers a request through `x.reply`, called exactly once. The exchange is an object, not a
+ * promise or a closure: a parked long-poll then waits as that one object (see Later).
  */
-export type Dispatch = (req: ApiRequest, to: Replier) => void;
+export type Dispatch = (req: ApiRequest, x: Exchange) => void;
 
 export const API_PREFIX = '/api/v1';
 const JSON_TYPE = { 'Content-Type': 'application/json' };
@@ -155,7 +148,6 @@ class Context implements RequestContext {
     readonly user: UserRecord | null,
     private readonly req: ApiRequest,
     readonly files: readonly UploadedFile[],
-    readonly hangup: Hangup,
     readonly log: Logger,
   ) {}
 
@@ -171,12 +163,20 @@ class Context implements RequestContext {
 
 const NONE_IGNORED: readonly string[] = Object.freeze([]);
 
+/** Where an exchange's answer given later ends: the dispatcher that owes it one. */
+interface Owner {
+  answerLater(x: Exchange, out: Data | ApiError): void;
+}
+
 /**
- * One request's bookkeeping for the envelope, metrics and log line. It outlives the handler's
- * start (a long-poll parks for minutes), so it holds the request only until the request is counted.
- * Each dispatcher subclasses it with its own ending of an answer given later (`answer`).
+ * One request and its one answer: the bookkeeping of dispatch() for the envelope, metrics and log
+ * line, and the request's Hangup (its client going away). The transport subclasses it with where
+ * the answer is written (`reply`: uws.ts, the response not yet written), so a request is one
+ * object from its first byte to its answer: a parked long-poll waits as this exchange and its
+ * response, which cost about 40 bytes more as two objects. It holds the request only until the
+ * request is counted.
  */
-abstract class Exchange implements LaterAnswer {
+export abstract class Exchange extends Hangup implements LaterAnswer {
   /** Made only when a log line or an error answer needs it. */
   requestId: string | undefined = undefined;
   userId: number | null = null;
@@ -184,36 +184,42 @@ abstract class Exchange implements LaterAnswer {
   route = 'unmatched';
   ignored: readonly string[] = NONE_IGNORED;
   /** Set until the request is counted against a rate limit (uncounted failures count by address). */
-  req: ApiRequest | null;
-  readonly method: string;
+  req: ApiRequest | null = null;
+  method = '';
   /** The request's path; the route's own string when they are equal (a parked poll keeps no copy). */
-  path: string;
-  /** Where the answer goes; null once it went (a second one, say after a bug, is dropped, and not counted). */
-  private to: Replier | null;
+  path = '';
+  started = 0;
+  /**
+   * The dispatcher that owes the answer: set by dispatch(), null once the answer went (a second
+   * one, say after a bug, is dropped, and not counted).
+   */
+  private owner: Owner | null = null;
 
-  constructor(
-    readonly started: number,
-    req: ApiRequest,
-    to: Replier,
-  ) {
+  /** Writes the answer: the transport's part, called at most once, by the dispatcher. */
+  abstract reply(res: ApiResponse): void;
+
+  /** dispatch() starts with this. */
+  start(owner: Owner, req: ApiRequest): void {
+    this.started = performance.now();
     this.req = req;
     this.method = req.method;
     this.path = req.path;
-    this.to = to;
+    this.owner = owner;
   }
 
   get replied(): boolean {
-    return this.to === null;
+    return this.owner === null;
   }
 
   /** A Later's answer: the exchange itself waits with a parked poll, no closure over it. */
-  abstract answer(out: Data | ApiError): void;
+  answer(out: Data | ApiError): void {
+    this.owner?.answerLater(this, out);
+  }
 
   send(res: ApiResponse): void {
-    const to = this.to;
-    if (to === null) return;
-    this.to = null;
-    to.reply(res);
+    if (this.owner === null) return;
+    this.owner = null;
+    this.reply(res);
   }
 }
 
@@ -255,8 +261,7 @@ export function createDispatcher(app: App, tables: { api: RouteTable; site: Rout
     Object.assign(params, found.pathParams);
     const { values, ignored } = validateParams(endpoint.params, params);
     x.ignored = ignored;
-    // Each request gets its own Hangup (parked polls listen to it; a shared one would pile up).
-    const ctx = new Context(app, realm, user, req, files, req.hangup ?? new Hangup(), log);
+    const ctx = new Context(app, realm, user, req, files, log);
     return (endpoint as Endpoint).handle(ctx, values);
   }
 
@@ -336,15 +341,13 @@ export function createDispatcher(app: App, tables: { api: RouteTable; site: Rout
     }
   }
 
-  /** This dispatcher's exchanges: a Later's answer ends here (a method, not a field per exchange). */
-  class DispatchedExchange extends Exchange {
-    answer(later: Data | ApiError): void {
-      finish(this, isApiError(later) ? failure(this, later) : success(this, later));
-    }
-  }
+  /** A Later's answer ends here: one object per dispatcher, not a field per exchange. */
+  const owner: Owner = {
+    answerLater: (x, later) => finish(x, isApiError(later) ? failure(x, later) : success(x, later)),
+  };
 
-  return function dispatch(req: ApiRequest, to: Replier): void {
-    const x = new DispatchedExchange(performance.now(), req, to);
+  return function dispatch(req: ApiRequest, x: Exchange): void {
+    x.start(owner, req);
     begin(x, req)
       .then(
         (out) => answer(x, out),

@@ -8,7 +8,7 @@ import type { UserRecord } from '../actors/realm/state.js';
 import type { UploadedFile } from './body.js';
 import type { ParamShape } from './params.js';
 import type { Logger } from 'pino';
-import type { Hangup } from '../hangup.js';
+import type { HangupListener } from '../hangup.js';
 import type { ApiError } from '../domain/errors.js';
 
 /**
@@ -26,8 +26,6 @@ export interface RequestContext {
   readonly remoteAddress: string;
   readonly headers: Readonly<Record<string, string>>;
   readonly files: readonly UploadedFile[];
-  /** Fired when the client goes away (parked long-polls listen to it). */
-  readonly hangup: Hangup;
   readonly log: Logger;
 }
 
@@ -48,9 +46,14 @@ export class RawResponse {
 
 export type Data = Record<string, unknown>;
 
-/** Where a Later's answer goes: once, with the data or an ApiError. */
+/**
+ * Where a Later's answer goes: once, with the data or an ApiError. It is the request's hangup
+ * too: a parked long-poll listens to it for its client going away (see Hangup).
+ */
 export interface LaterAnswer {
   answer(out: Data | ApiError): void;
+  readonly gone: boolean;
+  listen(l: HangupListener | null): void;
 }
 
 /**

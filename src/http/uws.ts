@@ -5,10 +5,9 @@
 // - a client that disconnects fires the request's Hangup (parked long-polls let go).
 import * as uWS from 'uWebSockets.js';
 import type { Logger } from 'pino';
-import type { ApiRequest, ApiResponse, Dispatch, Replier } from './dispatch.js';
-import { errorResponse } from './dispatch.js';
+import type { ApiRequest, ApiResponse, Dispatch } from './dispatch.js';
+import { errorResponse, Exchange } from './dispatch.js';
 import { errors } from '../domain/errors.js';
-import { Hangup } from '../hangup.js';
 
 export interface HttpServerOptions {
   readonly host: string;
@@ -93,10 +92,6 @@ class UwsRequest implements ApiRequest {
     readonly headers: Readonly<Record<string, string>>,
     readonly exchange: UwsExchange,
   ) {}
-
-  get hangup(): Hangup {
-    return this.exchange;
-  }
 
   get remoteAddress(): string {
     this.address ??= this.exchange.gone ? '' : Buffer.from(this.exchange.res.getRemoteAddressAsText()).toString();
@@ -204,10 +199,11 @@ class Requests {
 }
 
 /**
- * A response not yet written: all that a parked request keeps on the uWS side. It is where
- * dispatch() replies, and the request's Hangup itself, so no closure or second object waits with it.
+ * A request's exchange with its response not yet written: where dispatch() replies, and the
+ * request's Hangup, so that a parked request is this one object (and uWS's response and abort
+ * handler).
  */
-class UwsExchange extends Hangup implements Replier {
+class UwsExchange extends Exchange {
   finished = false;
 
   constructor(

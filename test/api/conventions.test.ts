@@ -8,7 +8,7 @@ import { Later, userEndpoint } from '../../src/http/endpoint.js';
 import { errors } from '../../src/domain/errors.js';
 import { p } from '../../src/http/params.js';
 import { assertError, assertSuccess } from '../helpers/assert.js';
-import { startTestServer, type TestRealm, type TestServer } from '../helpers/server.js';
+import { startTestServer, TestExchange, type TestRealm, type TestServer } from '../helpers/server.js';
 
 const echo = userEndpoint(
   z.object({
@@ -130,7 +130,7 @@ t('an answer given later through a callback gets the same envelopes, once', asyn
   const replies: number[] = [];
   server.dispatcher(
     { method: 'GET', path: '/api/v1/test/later', query: 'how=twice', headers: { host: realm.host, authorization: realm.owner.auth }, body: null, remoteAddress: '127.0.0.1' },
-    { reply: (res) => replies.push(res.status) },
+    new TestExchange((res) => replies.push(res.status)),
   );
   await new Promise((r) => setTimeout(r, 100));
   assert.equal(replies, [200]);

@@ -14,7 +14,7 @@ import type { SystemGroupName } from '../../src/domain/system-groups.js';
 import { updateRealmSettings } from '../../src/store/realms.js';
 import { hashPassword, newServerSecret, secretFromBase64 } from '../../src/domain/secrets.js';
 import type { Hangup } from '../../src/hangup.js';
-import { createDispatcher, type ApiRequest, type ApiResponse, type Dispatch } from '../../src/http/dispatch.js';
+import { createDispatcher, Exchange, type ApiRequest, type ApiResponse, type Dispatch } from '../../src/http/dispatch.js';
 import { apiRoutes, siteRoutes } from '../../src/http/routes.js';
 import type { RouteTable } from '../../src/http/router.js';
 import { openTestDatabase, type TestDatabase } from './database.js';
@@ -62,6 +62,17 @@ export interface RequestOptions {
   readonly hangup?: Hangup;
 }
 
+/** An exchange whose answer goes to `onReply`: dispatch() without a transport. */
+export class TestExchange extends Exchange {
+  constructor(private readonly onReply: (res: ApiResponse) => void) {
+    super();
+  }
+
+  reply(res: ApiResponse): void {
+    this.onReply(res);
+  }
+}
+
 export const basic = (email: string, key: string) => `Basic ${Buffer.from(`${email}:${key}`).toString('base64')}`;
 
 export class TestServer {
@@ -74,9 +85,14 @@ export class TestServer {
     readonly clock: Clock,
   ) {}
 
-  /** The dispatcher's one answer, as a promise. */
-  dispatch(req: ApiRequest): Promise<ApiResponse> {
-    return new Promise((resolve) => this.dispatcher(req, { reply: resolve }));
+  /** The dispatcher's one answer, as a promise. The request's client hangs up when `hangup` fires. */
+  dispatch(req: ApiRequest, hangup?: Hangup): Promise<ApiResponse> {
+    return new Promise((resolve) => {
+      const x = new TestExchange(resolve);
+      if (hangup?.gone) x.fire();
+      else hangup?.listen({ hungUp: () => x.fire() });
+      this.dispatcher(req, x);
+    });
   }
 
   async request(method: string, path: string, params: Params = {}, o: RequestOptions = {}): Promise<TestResponse> {
@@ -94,7 +110,7 @@ export class TestServer {
     }
     const [p, q = ''] = path.split('?');
     const query = [q, inQuery ? encoded : ''].filter((s) => s.length > 0).join('&');
-    const res = await this.dispatch({ method, path: p!, query, headers, body, remoteAddress: '127.0.0.1', hangup: o.hangup });
+    const res = await this.dispatch({ method, path: p!, query, headers, body, remoteAddress: '127.0.0.1' }, o.hangup);
     return toTestResponse(res);
   }
 

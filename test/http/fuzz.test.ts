@@ -138,7 +138,7 @@ async function send(req: ApiRequest): Promise<ApiResponse> {
   let hung: NodeJS.Timeout | undefined;
   try {
     return await Promise.race([
-      server.dispatch({ ...req, hangup }),
+      server.dispatch(req, hangup),
       new Promise<never>((_, reject) => (hung = setTimeout(() => reject(new Error('no answer within 30 s')), 30_000))),
     ]);
   } finally {

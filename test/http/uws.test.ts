@@ -5,10 +5,10 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { connect } from 'node:net';
 import { pino } from 'pino';
-import { jsonResponse, type ApiRequest, type ApiResponse, type Dispatch } from '../../src/http/dispatch.js';
+import { jsonResponse, type ApiRequest, type ApiResponse, type Dispatch, type Exchange } from '../../src/http/dispatch.js';
 
 /** A dispatcher from an async function of the request. */
-const answering = (f: (req: ApiRequest) => Promise<ApiResponse>): Dispatch => (req, to) => void f(req).then((res) => to.reply(res));
+const answering = (f: (req: ApiRequest, x: Exchange) => Promise<ApiResponse>): Dispatch => (req, x) => void f(req, x).then((res) => x.reply(res));
 import { startHttpServer, type HttpServer } from '../../src/http/uws.js';
 import { httpRequest } from '../helpers/process.js';
 import { sendChunks } from '../helpers/raw-socket.js';
@@ -260,9 +260,9 @@ address('is read when dispatch asks, and reads as empty once the client has gone
     maxBodyBytes: 4096,
     bodyTimeoutMs: 1000,
     log: pino({ level: 'silent' }),
-    dispatch: answering(async (req) => {
+    dispatch: answering(async (req, x) => {
       if (req.path === '/leaving') {
-        req.hangup!.listen({ hungUp: leave });
+        x.listen({ hungUp: leave });
         entered();
         await left;
         afterLeaving = req.remoteAddress;

@@ -10,7 +10,7 @@ import { eventMatchesNarrow } from '../../domain/event-narrow.js';
 import type { Capabilities } from '../../domain/client-capabilities.js';
 import type { ClientView, RealmLookup } from '../../domain/events/view.js';
 import type { Clock } from '../../clock.js';
-import type { Hangup, HangupListener } from '../../hangup.js';
+import type { HangupListener } from '../../hangup.js';
 import type { PublishedEvent } from '../event-sequencer.js';
 import { dispatch, type Ref } from '../runtime.js';
 import type { Deadlines, Scheduled } from './deadlines.js';
@@ -22,10 +22,13 @@ export type PollAnswer = { readonly events: EventsJson; readonly queue_id: strin
 
 /**
  * Where a poll's one answer goes: the request's exchange itself, which waits while the poll is
- * parked (no object of the poll's own between the two).
+ * parked (no object of the poll's own between the two). It is the request's hangup too, which the
+ * queue listens to while the poll is parked.
  */
 export interface Responder {
   answer(out: PollAnswer | ApiError): void;
+  readonly gone: boolean;
+  listen(l: HangupListener | null): void;
 }
 
 /** The client end of a WebSocket bound to this queue. */
@@ -45,7 +48,7 @@ export type EndReason = 'deleted' | 'expired' | 'deactivated' | 'shutdown' | 'un
 export type QueueMsg =
   | { readonly kind: 'restore'; readonly load: () => Promise<readonly PublishedEvent[]> }
   | { readonly kind: 'deliver'; readonly events: readonly PublishedEvent[]; readonly cache: PresentationCache }
-  | { readonly kind: 'poll'; readonly lastEventId: number; readonly dontBlock: boolean; readonly respond: Responder; readonly hangup: Hangup }
+  | { readonly kind: 'poll'; readonly lastEventId: number; readonly dontBlock: boolean; readonly respond: Responder }
   | { readonly kind: 'abandon'; readonly respond: Responder }
   | { readonly kind: 'tick' }
   | { readonly kind: 'attach'; readonly socket: QueueSocket; readonly lastEventId: number }
@@ -91,12 +94,11 @@ export class EventQueue implements ClientView, Scheduled, HangupListener {
   /** Highest event id seen (delivered or skipped): later duplicates are ignored. */
   seen: number;
   /**
-   * The parked poll's answer and its client's hang-up (which the queue listens to). It parked at
-   * the queue's last contact: the poll touched the queue, and while it waits nothing else does but
-   * an acknowledgement over a socket, which is contact too.
+   * The parked poll's answer, whose client's hang-up the queue listens to. It parked at the
+   * queue's last contact: the poll touched the queue, and while it waits nothing else does but an
+   * acknowledgement over a socket, which is contact too.
    */
   parked: Responder | null = null;
-  parkedHangup: Hangup | null = null;
   socket: QueueSocket | null = null;
   socketSent: number;
   /** Its place in the realm's deadlines (its next tick; a later deadline does not move it: the tick re-checks). */
@@ -182,7 +184,7 @@ export function queueActor(q: EventQueue, msg: QueueMsg): EventQueue | Promise<E
       accept(q, msg.events, msg.cache);
       break;
     case 'poll':
-      poll(q, msg.lastEventId, msg.dontBlock, msg.respond, msg.hangup);
+      poll(q, msg.lastEventId, msg.dontBlock, msg.respond);
       break;
     case 'abandon':
       // The client went away: settle its request (the answer goes nowhere) and keep the events.
@@ -268,17 +270,16 @@ function accept(q: EventQueue, events: readonly PublishedEvent[], cache: Present
   if (q.socket) flushSocket(q);
 }
 
-function poll(q: EventQueue, lastEventId: number, dontBlock: boolean, respond: Responder, hangup: Hangup): void {
+function poll(q: EventQueue, lastEventId: number, dontBlock: boolean, respond: Responder): void {
   touch(q);
   acknowledge(q, lastEventId);
   if (q.parked) answerParked(q); // one parked poll per queue: the older one gets what there is
-  if (q.buffer.length > 0 || dontBlock || hangup.gone) {
+  if (q.buffer.length > 0 || dontBlock || respond.gone) {
     respondWith(q, respond);
     return;
   }
   q.parked = respond;
-  q.parkedHangup = hangup;
-  hangup.listen(q);
+  respond.listen(q);
 }
 
 function answerParked(q: EventQueue): void {
@@ -291,8 +292,7 @@ function takeParked(q: EventQueue): Responder | null {
   const respond = q.parked;
   if (!respond) return null;
   q.parked = null;
-  q.parkedHangup!.listen(null);
-  q.parkedHangup = null;
+  respond.listen(null);
   return respond;
 }
 

@@ -3,7 +3,6 @@
 // Queue actors live under hashed bucket parents (`realm-7/qb-12/<queue id>`) so no actor has more
 // than a few hundred children (DESIGN.md §3).
 import { randomUUID } from 'node:crypto';
-import type { Hangup } from '../../hangup.js';
 import type { RealmHandle } from '../realm/actor.js';
 import type { PublishedEvent } from '../event-sequencer.js';
 import { bucketOf, dispatch, spawnActor, stopActor, type Ref } from '../runtime.js';
@@ -355,9 +354,9 @@ export class RealmQueues {
   }
 
   /** GET /events: `respond` is called once, now or when an event comes (or the heartbeat is due). */
-  poll(queue: EventQueue, lastEventId: number, dontBlock: boolean, hangup: Hangup, respond: Responder): void {
+  poll(queue: EventQueue, lastEventId: number, dontBlock: boolean, respond: Responder): void {
     if (!queue.alive) respond.answer(endedError(queue));
-    else this.tell(queue, { kind: 'poll', lastEventId, dontBlock, respond, hangup });
+    else this.tell(queue, { kind: 'poll', lastEventId, dontBlock, respond });
   }
 
   attach(queue: EventQueue, socket: QueueSocket, lastEventId: number): void {

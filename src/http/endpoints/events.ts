@@ -11,7 +11,6 @@ import { checkEventNarrow, narrowSchema } from '../../domain/event-narrow.js';
 import { isGuest } from '../../domain/roles.js';
 import { SERVICE_FEATURE_LEVEL, SERVICE_MERGE_BASE, SERVICE_VERSION } from '../../version.js';
 import { Later, publicEndpoint, userEndpoint, type RequestContext } from '../endpoint.js';
-import type { Hangup } from '../../hangup.js';
 import { p } from '../params.js';
 import { stateProviders } from '../register/index.js';
 import { baseState, type RegisterOptions, type StateContext } from '../register/state.js';
@@ -104,17 +103,17 @@ export const getEvents = userEndpoint(
     dont_block: p.bool().default('false'),
   }),
   (ctx, params) => {
-    const { realm, hangup } = ctx;
-    return ownQueue(realm, ctx.user.id, params.queue_id).then((queue) => pollLater(realm, queue, params.last_event_id, params.dont_block, hangup));
+    const { realm } = ctx;
+    return ownQueue(realm, ctx.user.id, params.queue_id).then((queue) => pollLater(realm, queue, params.last_event_id, params.dont_block));
   },
 );
 
 /**
- * The poll, answered later: while it is parked, what waits is the dispatcher's exchange, which
- * the queue answers itself; no promise, closure or request.
+ * The poll, answered later: while it is parked, what waits is the request's exchange, which the
+ * queue answers itself and whose hang-up it listens to; no promise, closure or request.
  */
-function pollLater(realm: RealmHandle, queue: EventQueue, lastEventId: number, dontBlock: boolean, hangup: Hangup): Later {
-  return new Later((to) => realm.queues.poll(queue, lastEventId, dontBlock, hangup, to));
+function pollLater(realm: RealmHandle, queue: EventQueue, lastEventId: number, dontBlock: boolean): Later {
+  return new Later((to) => realm.queues.poll(queue, lastEventId, dontBlock, to));
 }
 
 export const deleteQueue = userEndpoint(z.object({ queue_id: p.string() }), async (ctx, params) => {
