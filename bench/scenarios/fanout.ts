@@ -17,22 +17,38 @@ interface Rounds {
   readonly peakRssBytes: number;
 }
 
+/** How many rounds a series runs uncounted, then how many it counts. */
+export interface RoundCounts {
+  readonly warmUp: number;
+  readonly count: number;
+}
+
 /**
- * A round uncounted, then `count` rounds: wait until n are parked, fire, wait for n deliveries.
- * The first round of a process runs its delivery code cold (interpreted, then compiled): counted,
- * it was the slowest of five by up to half, in whichever series came first, so that a comparison
- * of two series' worst rounds compared their order. Every series is measured warm, as the closed
- * loops are after their warm-up.
+ * `warmUp` rounds uncounted, then `count` rounds: wait until n are parked, fire, wait for n
+ * deliveries. A series is measured in its steady state, as the closed loops are after their
+ * warm-up: the rounds of a series get faster for about ten rounds at N = 1,000 (send to last
+ * delivery, 77–87 ms in the first round, 31–37 ms from the tenth on; both transports alike, and
+ * not only compilation: three uncounted rounds did not end it). With one uncounted round, the
+ * slowest counted round (the p99 of five) was mostly the series' first, and the series that came
+ * second started from a warmer state.
  */
-export async function rounds(ctx: Pick<Context, 'gens' | 'progress'>, label: string, server: Server, n: number, count: number, parkedNow: () => Promise<number>, fire: () => Promise<void>): Promise<Rounds> {
+export async function rounds(
+  ctx: Pick<Context, 'gens' | 'progress'>,
+  label: string,
+  server: Server,
+  n: number,
+  { warmUp, count }: RoundCounts,
+  parkedNow: () => Promise<number>,
+  fire: () => Promise<void>,
+): Promise<Rounds> {
   const last: number[] = [];
   const each: number[] = [];
   // Deliveries before the first round (a socket's backlog) are not a round's.
   await ctx.gens.collect();
   let before = server.usage();
-  for (let r = -1; r < count; r++) {
+  for (let r = -warmUp; r < count; r++) {
     await waitFor(`${label}: ${n} parked`, async () => (await parkedNow()) >= n, 120_000, 50);
-    ctx.progress(r < 0 ? `${label}: warm-up round` : `${label}: round ${r + 1}/${count}`);
+    ctx.progress(r < 0 ? `${label}: warm-up round ${r + warmUp + 1}/${warmUp}` : `${label}: round ${r + 1}/${count}`);
     if (r === 0) before = server.usage();
     const t0 = now();
     await fire();
@@ -64,14 +80,14 @@ function measurementOf(who: string, r: Rounds, extra: Record<string, string> = {
 }
 
 /** R2: N parked plain requests answered at once. */
-async function r2Rounds(ctx: Context, n: number, count: number): Promise<Rounds> {
+async function r2Rounds(ctx: Context, n: number, counts: RoundCounts): Promise<Rounds> {
   const server = await startReference('r2-park');
   try {
     const parked = await ctx.gens.park(server.port, HOST, 'plain', Array.from({ length: n }, () => ({ path: '/park', headers: {}, last: 0 })));
     if (parked.failed > 0) throw new Error(`R2: ${parked.failed} connections failed: ${parked.firstError}`);
-    const count_ = async () => Number(await (await fetch(`http://127.0.0.1:${server.port}/count`)).text());
+    const parkedNow = async () => Number(await (await fetch(`http://127.0.0.1:${server.port}/count`)).text());
     const fire = async () => void (await fetch(`http://127.0.0.1:${server.port}/fire`, { method: 'POST' }));
-    return await rounds(ctx, `R2 N=${n}`, server, n, count, count_, fire);
+    return await rounds(ctx, `R2 N=${n}`, server, n, counts, parkedNow, fire);
   } finally {
     await ctx.gens.closeConnections();
     await server.stop();
@@ -93,7 +109,11 @@ function sizes(ctx: Context): number[] {
   return [...(ctx.options.sizes ?? (ctx.options.smoke ? [5, 10] : [1000, 10_000]))].sort((a, b) => a - b);
 }
 
-const roundsFor = (ctx: Context, n: number) => (ctx.options.smoke ? 2 : n >= 10_000 ? 3 : 5);
+/** Deliveries a series makes before it is counted: ten rounds at N = 1,000, one at 10,000. */
+const WARM_UP_DELIVERIES = 10_000;
+
+const roundsFor = (ctx: Context, n: number): RoundCounts =>
+  ctx.options.smoke ? { warmUp: 1, count: 2 } : { warmUp: Math.ceil(WARM_UP_DELIVERIES / n), count: n >= 10_000 ? 3 : 5 };
 
 interface Phase {
   readonly n: number;
