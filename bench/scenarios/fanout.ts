@@ -26,11 +26,12 @@ export interface RoundCounts {
 /**
  * `warmUp` rounds uncounted, then `count` rounds: wait until n are parked, fire, wait for n
  * deliveries. A series is measured in its steady state, as the closed loops are after their
- * warm-up: the rounds of a series get faster for about ten rounds at N = 1,000 (send to last
- * delivery, 77–87 ms in the first round, 31–37 ms from the tenth on; both transports alike, and
- * not only compilation: three uncounted rounds did not end it). With one uncounted round, the
- * slowest counted round (the p99 of five) was mostly the series' first, and the series that came
- * second started from a warmer state.
+ * warm-up. At N = 1,000 the rounds of a series get faster for about fifteen rounds, both
+ * transports alike: in two series of 35 rounds each, the median of each five rounds (send to last
+ * delivery) went 62, 46, 41, 40 ms and then 33–38 for long-polls, 58, 48, 38 ms and then 32–35
+ * for sockets. It is not only compilation (three uncounted rounds did not end it). With one
+ * uncounted round the counted rounds were a transient: their slowest (the p99 of five) was mostly
+ * the first, and the series measured second started from a warmer state.
  */
 export async function rounds(
   ctx: Pick<Context, 'gens' | 'progress'>,
@@ -109,8 +110,8 @@ function sizes(ctx: Context): number[] {
   return [...(ctx.options.sizes ?? (ctx.options.smoke ? [5, 10] : [1000, 10_000]))].sort((a, b) => a - b);
 }
 
-/** Deliveries a series makes before it is counted: ten rounds at N = 1,000, one at 10,000. */
-const WARM_UP_DELIVERIES = 10_000;
+/** Deliveries a series makes before it is counted: twenty rounds at N = 1,000, two at 10,000. */
+const WARM_UP_DELIVERIES = 20_000;
 
 const roundsFor = (ctx: Context, n: number): RoundCounts =>
   ctx.options.smoke ? { warmUp: 1, count: 2 } : { warmUp: Math.ceil(WARM_UP_DELIVERIES / n), count: n >= 10_000 ? 3 : 5 };
