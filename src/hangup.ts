@@ -5,7 +5,7 @@
  * request, tens of thousands at once when polls are parked, so it is a flag and one listener: an
  * AbortController with its event target and listener costs about a kilobyte.
  */
-export class Hangup {
+export class Hangup implements HangupSource {
   private listener: HangupListener | null = null;
   private hungUp = false;
 
@@ -33,4 +33,10 @@ export class Hangup {
 
 export interface HangupListener {
   hungUp(): void;
+}
+
+/** What a listener sees of a Hangup: whether the client has gone, and where to be told. */
+export interface HangupSource {
+  readonly gone: boolean;
+  listen(l: HangupListener | null): void;
 }

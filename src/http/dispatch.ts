@@ -172,9 +172,9 @@ interface Owner {
  * One request and its one answer: the bookkeeping of dispatch() for the envelope, metrics and log
  * line, and the request's Hangup (its client going away). The transport subclasses it with where
  * the answer is written (`reply`: uws.ts, the response not yet written), so a request is one
- * object from its first byte to its answer: a parked long-poll waits as this exchange and its
- * response, which cost about 40 bytes more as two objects. It holds the request only until the
- * request is counted.
+ * object from its first byte to its answer: a parked long-poll waits as this exchange and uWS's
+ * response (as two objects, dispatch's and the transport's, it cost 24 bytes more, and its queue
+ * kept the hang-up apart from the answer). It holds the request only until the request is counted.
  */
 export abstract class Exchange extends Hangup implements LaterAnswer {
   /** Made only when a log line or an error answer needs it. */

@@ -8,7 +8,7 @@ import type { UserRecord } from '../actors/realm/state.js';
 import type { UploadedFile } from './body.js';
 import type { ParamShape } from './params.js';
 import type { Logger } from 'pino';
-import type { HangupListener } from '../hangup.js';
+import type { HangupSource } from '../hangup.js';
 import type { ApiError } from '../domain/errors.js';
 
 /**
@@ -50,10 +50,8 @@ export type Data = Record<string, unknown>;
  * Where a Later's answer goes: once, with the data or an ApiError. It is the request's hangup
  * too: a parked long-poll listens to it for its client going away (see Hangup).
  */
-export interface LaterAnswer {
+export interface LaterAnswer extends HangupSource {
   answer(out: Data | ApiError): void;
-  readonly gone: boolean;
-  listen(l: HangupListener | null): void;
 }
 
 /**

@@ -10,7 +10,7 @@ import { eventMatchesNarrow } from '../../domain/event-narrow.js';
 import type { Capabilities } from '../../domain/client-capabilities.js';
 import type { ClientView, RealmLookup } from '../../domain/events/view.js';
 import type { Clock } from '../../clock.js';
-import type { HangupListener } from '../../hangup.js';
+import type { HangupListener, HangupSource } from '../../hangup.js';
 import type { PublishedEvent } from '../event-sequencer.js';
 import { dispatch, type Ref } from '../runtime.js';
 import type { Deadlines, Scheduled } from './deadlines.js';
@@ -25,10 +25,8 @@ export type PollAnswer = { readonly events: EventsJson; readonly queue_id: strin
  * parked (no object of the poll's own between the two). It is the request's hangup too, which the
  * queue listens to while the poll is parked.
  */
-export interface Responder {
+export interface Responder extends HangupSource {
   answer(out: PollAnswer | ApiError): void;
-  readonly gone: boolean;
-  listen(l: HangupListener | null): void;
 }
 
 /** The client end of a WebSocket bound to this queue. */
