@@ -254,6 +254,18 @@ filters('narrow is a plain filter on message events', async () => {
   assert.equal(await run([]), [20, 21, 22]);
 });
 
+filters("a topic narrow takes the organization's name for the empty topic as the empty topic", async () => {
+  const empty = messageEvent(message({ id: 23, topic: '' }), [alice.id]);
+  const named = messageEvent(message({ id: 24, topic: 'lunch' }), [alice.id]);
+  const run = async (narrow: unknown) =>
+    (await receive(alice, {}, () => emit(empty, named), { narrow })).filter((e) => e.type === 'message').map((e) => e.message.id);
+  const emptyName = realm.handle.state.realm.settings.empty_topic_display_name;
+  assert.ok(emptyName.length > 0);
+  assert.equal(await run([['topic', emptyName]]), [23]);
+  assert.equal(await run([['topic', '']]), [23]);
+  assert.equal(await run([['topic', 'Lunch']]), [24]);
+});
+
 filters('narrow leaves other event types alone', async () => {
   const other: EventSpec = { type: 'user_settings', payload: { op: 'update', property: 'x', value: 1 }, userIds: [alice.id] };
   const got = await receive(alice, {}, () => emit(other), { narrow: [['is', 'dm']] });

@@ -250,6 +250,7 @@ function accept(q: EventQueue, events: readonly PublishedEvent[], cache: Present
   const realm = q.env.realm();
   const variant = variantOf(q);
   const { narrow } = q.descriptor;
+  const emptyTopicName = realm.realm.settings.empty_topic_display_name;
   let added = false;
   for (const e of events) {
     if (e.id <= q.seen) continue;
@@ -257,7 +258,7 @@ function accept(q: EventQueue, events: readonly PublishedEvent[], cache: Present
     if (e.type === 'heartbeat') q.heartbeatRequested = false;
     if (!wantsType(q.descriptor, e.type)) continue;
     for (const p of cache.present(e, q, variant, realm)) {
-      if (!eventMatchesNarrow(narrow, p.event, realm.realm.settings.empty_topic_display_name)) continue;
+      if (!eventMatchesNarrow(narrow, p.event, emptyTopicName)) continue;
       if (q.buffer === NO_EVENTS) q.buffer = [];
       q.buffer.push(p.buffered);
       added = true;
