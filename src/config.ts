@@ -44,6 +44,7 @@ export const envSchema = z.object({
   QUEUE_IDLE_TIMEOUT_SECONDS: int(1).default(600),
   QUEUE_MAX_IDLE_TIMEOUT_SECONDS: int(1).default(7 * 86_400),
   QUEUE_FLUSH_INTERVAL_MS: int(10).default(2_000),
+  QUEUE_SAVE_INTERVAL_MS: int(10).default(60_000),
   QUEUE_BUCKETS: int(1, 4096).default(64),
   SOCKET_MAX_BACKPRESSURE_BYTES: int(1024).default(1024 * 1024),
   SOCKET_TICKET_TTL_SECONDS: int(1).default(60),
@@ -104,8 +105,14 @@ export interface Config {
     readonly heartbeatMs: number;
     readonly defaultIdleTimeoutSecs: number;
     readonly maxIdleTimeoutSecs: number;
-    /** How often cursors and last-contact times are written (batched). */
+    /** How often the queues' rows are written (one batch: ended queues, due cursors and contacts). */
     readonly flushIntervalMs: number;
+    /**
+     * How long a changed cursor and contact time may wait for their write: each flush writes the
+     * changed queues whose turn it is, one of saveIntervalMs / flushIntervalMs turns (sooner when
+     * a queue's contact moved by a tenth of its idle timeout). Never below flushIntervalMs.
+     */
+    readonly saveIntervalMs: number;
     /** Hashed parent actors per realm for queue actors (DESIGN.md §3). */
     readonly buckets: number;
     readonly socketMaxBackpressureBytes: number;
@@ -197,6 +204,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       defaultIdleTimeoutSecs: e.QUEUE_IDLE_TIMEOUT_SECONDS,
       maxIdleTimeoutSecs: Math.max(e.QUEUE_MAX_IDLE_TIMEOUT_SECONDS, e.QUEUE_IDLE_TIMEOUT_SECONDS),
       flushIntervalMs: e.QUEUE_FLUSH_INTERVAL_MS,
+      saveIntervalMs: Math.max(e.QUEUE_SAVE_INTERVAL_MS, e.QUEUE_FLUSH_INTERVAL_MS),
       buckets: e.QUEUE_BUCKETS,
       socketMaxBackpressureBytes: e.SOCKET_MAX_BACKPRESSURE_BYTES,
       socketTicketTtlSecs: e.SOCKET_TICKET_TTL_SECONDS,

@@ -296,5 +296,89 @@ t("the start-up restore judges expiry by the server's clock, as the restore on d
   }
 });
 
+const saves = suite('cursor and contact saves');
+let saving: TestServer;
+const saveClock = new ManualClock();
+saves.before(async () => {
+  // Three turns: each flush writes the changed queues whose turn it is.
+  saving = await startTestServer({ clock: saveClock, env: { QUEUE_FLUSH_INTERVAL_MS: '3600000', QUEUE_SAVE_INTERVAL_MS: '10800000' } });
+});
+saves.after(() => saving.close());
+
+/** What each queue's row holds: its cursor and its last contact, in ms. */
+async function savedRows(ids: readonly string[]): Promise<Map<string, { acked: number; contact: number }>> {
+  const rows = await saving.app.db.any(sql.type(z.object({ id: z.string(), acked: z.number(), contact: z.number() }))`
+    SELECT id::text AS id, acked_event_id::int AS acked, (extract(epoch FROM last_contact) * 1000)::float8 AS contact
+    FROM event_queues WHERE id = ANY(${sql.array(ids, 'uuid')})`);
+  return new Map(rows.map((r) => [r.id, { acked: r.acked, contact: r.contact }]));
+}
+
+saves('a changed queue is written at its turn, once per round of turns; all of them within a round', async () => {
+  const r = await saving.createRealm();
+  const users = await Promise.all([0, 1, 2].map((i) => r.createUser({ name: `Saver ${i}` })));
+  const queues: Array<{ user: TestUser; id: string }> = [];
+  for (const user of users) {
+    for (let i = 0; i < 10; i++) {
+      queues.push({ user, id: assertSuccess(await user.post('/api/v1/register', { event_types: ['realm_user'], fetch_event_types: [] })).queue_id });
+    }
+  }
+  const ids = queues.map((q) => q.id);
+  const contactAll = async () => {
+    await r.createUser();
+    saveClock.advance(5_000);
+    for (const q of queues) {
+      const evs = assertSuccess(await q.user.get('/api/v1/events', { queue_id: q.id, last_event_id: -1, dont_block: true })).events;
+      assertSuccess(await q.user.get('/api/v1/events', { queue_id: q.id, last_event_id: evs.at(-1).id, dont_block: true }));
+    }
+  };
+  await contactAll();
+  const firstContact = saveClock.now();
+  const registry = r.handle.queues;
+  const writtenAt: Array<Set<string>> = [];
+  for (let turn = 0; turn < 3; turn++) {
+    await registry.flush();
+    const rows = await savedRows(ids);
+    const written = new Set(ids.filter((id) => rows.get(id)!.contact === firstContact && !writtenAt.some((w) => w.has(id))));
+    writtenAt.push(written);
+    for (const id of written) assert.ok(rows.get(id)!.acked > 0, 'the cursor is written with the contact');
+  }
+  // Thirty queues in three turns: each turn wrote some, none wrote all, and together every one.
+  for (const w of writtenAt) assert.ok(w.size > 0 && w.size < ids.length, `turn sizes ${writtenAt.map((x) => x.size).join(', ')}`);
+  assert.is(writtenAt.reduce((n, w) => n + w.size, 0), ids.length);
+  // Changed again: a queue waits for its turn, one round later, not for the next flush.
+  await contactAll();
+  const secondContact = saveClock.now();
+  for (let turn = 0; turn < 3; turn++) {
+    await registry.flush();
+    const rows = await savedRows(ids);
+    for (const [i, w] of writtenAt.entries()) {
+      for (const id of w) assert.is(rows.get(id)!.contact, i <= turn ? secondContact : firstContact, `turn ${turn}: the queue of turn ${i}`);
+    }
+  }
+});
+
+saves('a queue whose contact moved by a tenth of its idle timeout is written at the next flush', async () => {
+  const r = await saving.createRealm();
+  const user = await r.createUser({ name: 'Brief' });
+  const ids: string[] = [];
+  for (let i = 0; i < 12; i++) {
+    ids.push(assertSuccess(await user.post('/api/v1/register', { idle_queue_timeout: 30, event_types: ['realm_user'], fetch_event_types: [] })).queue_id);
+  }
+  const registry = r.handle.queues;
+  // Moved by 2 s of 30: not yet at risk, and most of the queues not at their turn.
+  saveClock.advance(2_000);
+  for (const id of ids) assertSuccess(await user.get('/api/v1/events', { queue_id: id, dont_block: true }));
+  await registry.flush();
+  const atTurn = new Set([...(await savedRows(ids))].filter(([, row]) => row.contact === saveClock.now()).map(([id]) => id));
+  assert.ok(atTurn.size < ids.length, `${atTurn.size} written at their turn`);
+  // The others moved by 3 s since their row's contact: written now, whatever their turn. Those
+  // written at their turn moved by 1 s since: they wait.
+  saveClock.advance(1_000);
+  for (const id of ids) assertSuccess(await user.get('/api/v1/events', { queue_id: id, dont_block: true }));
+  await registry.flush();
+  for (const [id, row] of await savedRows(ids)) assert.is(row.contact, saveClock.now() - (atTurn.has(id) ? 1_000 : 0), id);
+});
+
 t.run();
 race.run();
+saves.run();

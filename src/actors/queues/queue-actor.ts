@@ -58,6 +58,8 @@ export type QueueMsg =
 export interface QueueEnvironment {
   readonly realm: () => RealmLookup;
   readonly clock: Clock;
+  /** What contact seconds count from (see contactSecond): the registry's start. */
+  readonly epochMs: number;
   readonly heartbeatMs: number;
   /** The queues' ticks, on one timer; due ones are sent a tick. */
   readonly deadlines: Deadlines<EventQueue>;
@@ -67,6 +69,9 @@ export interface QueueEnvironment {
   readonly delivered: (count: number) => void;
   readonly log: Logger;
 }
+
+const DIRTY = 1;
+const HEARTBEAT_REQUESTED = 2;
 
 /** The empty buffer queues share, frozen: accept gives a queue its own before the first push. */
 const NO_EVENTS = Object.freeze([]) as unknown as BufferedEvent[];
@@ -83,8 +88,14 @@ export class EventQueue implements ClientView, Scheduled, HangupListener {
   /** Highest id the client acknowledged. */
   acked: number;
   lastContact: number;
-  /** acked or lastContact changed since the last flush. */
-  dirty = false;
+  /**
+   * The last contact its row holds, in whole seconds (contactSecond; the row has the
+   * milliseconds): a small integer, which V8 keeps in the field itself (a time in milliseconds
+   * would be boxed, 16 bytes more a queue).
+   */
+  savedContact: number;
+  /** DIRTY and HEARTBEAT_REQUESTED, read through accessors: two boolean fields cost 8 bytes more a queue. */
+  private flags = 0;
   /** Why the queue ended; undefined while it is alive. */
   endReason: EndReason | undefined = undefined;
   /** NO_EVENTS (shared) until the first event arrives: an idle queue holds no array of its own. */
@@ -101,7 +112,6 @@ export class EventQueue implements ClientView, Scheduled, HangupListener {
   socketSent: number;
   /** Its place in the realm's deadlines (its next tick; a later deadline does not move it: the tick re-checks). */
   heapIndex = -1;
-  heartbeatRequested = false;
 
   constructor(
     readonly id: string,
@@ -115,12 +125,31 @@ export class EventQueue implements ClientView, Scheduled, HangupListener {
   ) {
     this.acked = acked;
     this.lastContact = lastContact;
+    this.savedContact = contactSecond(env, lastContact);
     this.seen = Math.max(startEventId, acked);
     this.socketSent = acked;
   }
 
   get alive(): boolean {
     return this.endReason === undefined;
+  }
+
+  /** acked or lastContact changed since the row was last written. */
+  get dirty(): boolean {
+    return (this.flags & DIRTY) !== 0;
+  }
+
+  set dirty(on: boolean) {
+    this.flags = on ? this.flags | DIRTY : this.flags & ~DIRTY;
+  }
+
+  /** A heartbeat was asked for the parked poll and has not come through yet. */
+  get heartbeatRequested(): boolean {
+    return (this.flags & HEARTBEAT_REQUESTED) !== 0;
+  }
+
+  set heartbeatRequested(on: boolean) {
+    this.flags = on ? this.flags | HEARTBEAT_REQUESTED : this.flags & ~HEARTBEAT_REQUESTED;
   }
 
   /** The parked poll's client went away (the queue listens while it is parked: no object per poll). */
@@ -329,6 +358,11 @@ function flushSocket(q: EventQueue): void {
 function touch(q: EventQueue): void {
   q.lastContact = q.env.clock.now();
   q.dirty = true;
+}
+
+/** A contact time as whole seconds since the registry's epoch (earlier ones, restored from rows, are negative). */
+export function contactSecond(env: Pick<QueueEnvironment, 'epochMs'>, ms: number): number {
+  return Math.floor((ms - env.epochMs) / 1000);
 }
 
 function tick(q: EventQueue): void {

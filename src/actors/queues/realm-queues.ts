@@ -12,7 +12,7 @@ import { errors } from '../../domain/errors.js';
 import { Deadlines } from './deadlines.js';
 import { parseDescriptor, sharedDescriptor, type QueueDescriptor } from './descriptor.js';
 import { PresentationCache } from './presentation.js';
-import { endedError, EventQueue, queueActor, schedule, type EndReason, type QueueEnvironment, type QueueMsg, type QueueSocket, type Responder } from './queue-actor.js';
+import { contactSecond, endedError, EventQueue, queueActor, schedule, type EndReason, type QueueEnvironment, type QueueMsg, type QueueSocket, type Responder } from './queue-actor.js';
 
 const toPublished = (r: LoggedEventRow): PublishedEvent => ({
   id: r.id,
@@ -59,6 +59,9 @@ export class RealmQueues {
   private readonly env: QueueEnvironment;
   private readonly deleted: string[] = [];
   private flushTimer: NodeJS.Timeout | null = null;
+  /** Flushes so far; each is one turn of saveTurns (see flush). */
+  private flushes = 0;
+  private readonly saveTurns: number;
   private sweepTimer: NodeJS.Timeout | null = null;
   /** The write of queue rows under way (see exclusive). */
   private writing: Promise<void> | null = null;
@@ -69,6 +72,7 @@ export class RealmQueues {
     this.env = {
       realm: () => realm.state,
       clock: services.clock,
+      epochMs: services.clock.now(),
       heartbeatMs: services.config.queues.heartbeatMs,
       deadlines: new Deadlines<EventQueue>(
         () => services.clock.now(),
@@ -81,7 +85,9 @@ export class RealmQueues {
     };
     realm.events.subscribe((events) => this.deliver(events));
     realm.userDeactivationHooks.push((userId) => this.closeUser(userId));
-    this.flushTimer = setInterval(() => void this.flush(), services.config.queues.flushIntervalMs);
+    const { flushIntervalMs, saveIntervalMs } = services.config.queues;
+    this.saveTurns = Math.max(1, Math.round(saveIntervalMs / flushIntervalMs));
+    this.flushTimer = setInterval(() => void this.flush(), flushIntervalMs);
     this.flushTimer.unref();
     this.sweepTimer = setInterval(() => void this.sweep(), 60_000);
     this.sweepTimer.unref();
@@ -394,27 +400,44 @@ export class RealmQueues {
       .catch((err: unknown) => this.realm.services.log.error({ err }, 'deleting queues of a deactivated organization failed'));
   }
 
-  /** Write dirty cursors and contact times, and drop ended queues, in two statements. */
+  /**
+   * Write the changed cursors and contact times that are due, drop ended queues' rows, and mark
+   * the server alive. A changed queue is due at its turn: each flush is the next of saveTurns, and
+   * a queue's id picks its own, so every change is written within the save interval, and the
+   * writes of many busy queues are spread over it instead of rewriting every row each flush. A
+   * queue is due sooner once its contact moved by a tenth of its idle timeout since its row's:
+   * after a crash, the row's contact decides whether the queue is restored or expired. A cursor
+   * written late costs nothing but events reloaded after a crash, which the client's
+   * last_event_id drops again.
+   */
   flush(): Promise<void> {
+    const turn = this.flushes++ % this.saveTurns;
     return this.exclusive(async () => {
-      const dirty: Array<{ id: string; acked: number; lastContactMs: number }> = [];
+      const due: EventQueue[] = [];
+      const rows: Array<{ id: string; acked: number; lastContactMs: number }> = [];
+      const before: number[] = [];
       for (const q of this.byId.values()) {
         if (!q.dirty) continue;
+        const contact = contactSecond(this.env, q.lastContact);
+        if (saveTurn(q.id, this.saveTurns) !== turn && contact - q.savedContact < Math.floor(q.idleTimeoutSecs / 10)) continue;
         q.dirty = false;
-        dirty.push({ id: q.id, acked: q.acked, lastContactMs: q.lastContact });
+        due.push(q);
+        before.push(q.savedContact);
+        q.savedContact = contact;
+        rows.push({ id: q.id, acked: q.acked, lastContactMs: q.lastContact });
       }
       const deleted = this.deleted.splice(0);
       const db = this.realm.services.db;
       try {
-        await store.saveCursors(db, dirty);
+        await store.saveCursors(db, rows);
         await store.deleteQueues(db, deleted);
         await store.markAlive(db, this.realm.services.clock.now());
       } catch (err) {
         // Try again at the next flush.
-        for (const d of dirty) {
-          const q = this.byId.get(d.id);
-          if (q) q.dirty = true;
-        }
+        due.forEach((q, i) => {
+          q.dirty = true;
+          q.savedContact = before[i]!;
+        });
         this.deleted.push(...deleted);
         this.realm.services.log.warn({ err }, 'queue flush failed');
       }
@@ -451,16 +474,18 @@ export class RealmQueues {
 
   /**
    * Delete the rows whose idle time ran out, except those of live queues. A live queue's row
-   * looks expired only when its saved contact is not its last one (a contact not flushed yet) or
-   * when the queue lives on without new contact (an open socket, a parked poll). Every other live
-   * queue's row holds its own contact, which has not run out, so only these few are named, not
+   * looks expired only when the contact it holds (savedContact, or up to a second later) ran out:
+   * a contact not written yet, or a queue that lives on without new contact (an open socket, a
+   * parked poll). Every other live queue's row has not run out, so only these few are named, not
    * every live queue (15,000 ids, 600 KB a minute). Run exclusively: a flush under way could
    * otherwise be saving a contact that this reads as saved.
    */
   private async deleteExpired(): Promise<void> {
     const now = this.realm.services.clock.now();
     const keep: string[] = [];
-    for (const q of this.byId.values()) if (q.dirty || q.lastContact + q.idleTimeoutSecs * 1000 <= now) keep.push(q.id);
+    for (const q of this.byId.values()) {
+      if (this.env.epochMs + q.savedContact * 1000 + q.idleTimeoutSecs * 1000 <= now) keep.push(q.id);
+    }
     await store.deleteExpiredQueues(this.realm.services.db, this.realm.id, keep, now);
   }
 
@@ -489,4 +514,9 @@ export class RealmQueues {
       }
     });
   }
+}
+
+/** The flush turn whose writes include this queue's: from its id's first 32 bits (random in a UUID). */
+function saveTurn(id: string, turns: number): number {
+  return turns === 1 ? 0 : Number.parseInt(id.slice(0, 8), 16) % turns;
 }
