@@ -178,6 +178,57 @@ t('downtime is credited to idle clocks; a queue idle past its timeout before the
   assertError(await alice.get('/api/v1/events', { queue_id: ids.gone, dont_block: true }), `Bad event queue ID: ${ids.gone}`, 400, 'BAD_EVENT_QUEUE_ID');
 });
 
+t('DELETE /events deletes its row at once and writes no other queue\'s', async () => {
+  const db = server.app.db;
+  const cursor = (id: string) =>
+    db.maybeOneFirst(sql.type(z.object({ acked: z.number() }))`SELECT acked_event_id::int AS acked FROM event_queues WHERE id = ${id}`);
+  const register = async () => assertSuccess(await alice.post('/api/v1/register', { event_types: ['realm_user'], fetch_event_types: [] })).queue_id as string;
+  const [ended, other] = [await register(), await register()];
+  await realm.createUser();
+  const evs = assertSuccess(await alice.get('/api/v1/events', { queue_id: other, dont_block: true })).events;
+  assertSuccess(await alice.get('/api/v1/events', { queue_id: other, last_event_id: evs.at(-1).id, dont_block: true }));
+  const saved = await cursor(other);
+  assert.ok(saved !== null && saved < evs.at(-1).id, 'the acknowledgement waits for a flush');
+  assertSuccess(await alice.delete('/api/v1/events', { queue_id: ended }));
+  assert.is(await cursor(ended), null, 'the ended queue has no row');
+  assert.is(await cursor(other), saved, 'the other queue is not written');
+  await realm.handle.queues.flush();
+  assert.is(await cursor(other), evs.at(-1).id);
+});
+
+t('a flush whose write fails writes the same cursors at the next flush', async () => {
+  let refuse = true;
+  const pool = new Proxy(server.db.pool, {
+    get(target, name) {
+      if (name !== 'query') return Reflect.get(target, name) as unknown;
+      return async (q: { sql: string }) => {
+        if (refuse && /UPDATE event_queues q SET acked_event_id/.test(q.sql)) throw new Error('write refused');
+        return target.query(q as never);
+      };
+    },
+  });
+  const second = await secondApp(pool, server.app.secret);
+  try {
+    const call = (method: string, path: string, params: Record<string, unknown>) =>
+      second.server.request(method, path, params as never, { host: realm.host, auth: alice.auth });
+    const queueId = assertSuccess(await call('POST', '/api/v1/register', { event_types: ['realm_user'], fetch_event_types: [] })).queue_id as string;
+    const handle = await second.app.realms.get(realm.id);
+    const registry = handle.queues;
+    await handle.ask('user.create', { email: `refused-${randomUUID()}@example.com`, fullName: 'Refused', role: 400, passwordHash: null });
+    const evs = assertSuccess(await call('GET', '/api/v1/events', { queue_id: queueId, dont_block: true })).events;
+    const last: number = evs.at(-1).id;
+    assertSuccess(await call('GET', '/api/v1/events', { queue_id: queueId, last_event_id: last, dont_block: true }));
+    const cursor = () => server.app.db.oneFirst(sql.type(z.object({ acked: z.number() }))`SELECT acked_event_id::int AS acked FROM event_queues WHERE id = ${queueId}`);
+    await registry.flush(); // refused (logged)
+    assert.ok((await cursor()) < last, 'not written');
+    refuse = false;
+    await registry.flush();
+    assert.is(await cursor(), last);
+  } finally {
+    await second.app.close();
+  }
+});
+
 t('the sweep trims log rows no queue needs', async () => {
   const db = server.app.db;
   const count = (upTo: number) =>

@@ -380,7 +380,21 @@ export class RealmQueues {
   /** DELETE /events and the like. Resolves once the queue is gone. */
   async end(queue: EventQueue, reason: EndReason): Promise<void> {
     await new Promise<void>((done) => this.tell(queue, { kind: 'end', reason, done }));
-    if (reason !== 'shutdown') await this.flush();
+    if (reason !== 'shutdown') await this.exclusive(() => this.deleteEnded());
+  }
+
+  /**
+   * Delete the rows of ended queues now, and write nothing else: a DELETE /events costs one
+   * statement however many queues are live. A failure is retried by the next flush.
+   */
+  private async deleteEnded(): Promise<void> {
+    const deleted = this.deleted.splice(0);
+    try {
+      await store.deleteQueues(this.realm.services.db, deleted);
+    } catch (err) {
+      this.deleted.push(...deleted);
+      this.realm.services.log.warn({ err }, 'deleting ended queues failed');
+    }
   }
 
   /** A deactivated user loses every queue and socket at once. */
@@ -401,14 +415,14 @@ export class RealmQueues {
   }
 
   /**
-   * Write the changed cursors and contact times that are due, drop ended queues' rows, and mark
-   * the server alive. A changed queue is due at its turn: each flush is the next of saveTurns, and
-   * a queue's id picks its own, so every change is written within the save interval, and the
-   * writes of many busy queues are spread over it instead of rewriting every row each flush. A
-   * queue is due sooner once its contact moved by a tenth of its idle timeout since its row's:
-   * after a crash, the row's contact decides whether the queue is restored or expired. A cursor
-   * written late costs nothing but events reloaded after a crash, which the client's
-   * last_event_id drops again.
+   * Write the changed cursors and contact times that are due, delete ended queues' rows, and mark
+   * the server alive (what fails is written at the next flush). A changed queue is due at its
+   * turn: each flush is the next of saveTurns, and a queue's id picks its own, so every change is
+   * written within the save interval, and the writes of many busy queues are spread over it
+   * instead of rewriting every row each flush. A queue is due sooner once its contact moved by a
+   * tenth of its idle timeout since its row's: after a crash, the row's contact decides whether
+   * the queue is restored or expired. A cursor written late costs nothing but events reloaded
+   * after a crash, which the client's last_event_id drops again.
    */
   flush(): Promise<void> {
     const turn = this.flushes++ % this.saveTurns;
@@ -426,21 +440,19 @@ export class RealmQueues {
         q.savedContact = contact;
         rows.push({ id: q.id, acked: q.acked, lastContactMs: q.lastContact });
       }
-      const deleted = this.deleted.splice(0);
       const db = this.realm.services.db;
       try {
         await store.saveCursors(db, rows);
-        await store.deleteQueues(db, deleted);
-        await store.markAlive(db, this.realm.services.clock.now());
       } catch (err) {
-        // Try again at the next flush.
+        // Due again at the next flush.
         due.forEach((q, i) => {
           q.dirty = true;
           q.savedContact = before[i]!;
         });
-        this.deleted.push(...deleted);
-        this.realm.services.log.warn({ err }, 'queue flush failed');
+        this.realm.services.log.warn({ err }, 'queue cursors not written');
       }
+      await this.deleteEnded();
+      await store.markAlive(db, this.realm.services.clock.now()).catch((err: unknown) => this.realm.services.log.warn({ err }, 'alive mark not written'));
     });
   }
 
