@@ -1,5 +1,6 @@
 // The event queues of one organization: the fan-out from released events to queue actors, queue
-// creation, lazy restore after a restart, batched persistence of cursors, and sweeps.
+// creation, lazy restore after a restart, and the timers of its rows' writes and sweeps (the
+// writes themselves are QueueRows').
 // Queue actors live under hashed bucket parents (`realm-7/qb-12/<queue id>`) so no actor has more
 // than a few hundred children (DESIGN.md §3).
 import { randomUUID } from 'node:crypto';
@@ -12,7 +13,8 @@ import { errors } from '../../domain/errors.js';
 import { Deadlines } from './deadlines.js';
 import { parseDescriptor, sharedDescriptor, type QueueDescriptor } from './descriptor.js';
 import { PresentationCache } from './presentation.js';
-import { contactSecond, endedError, EventQueue, queueActor, schedule, type EndReason, type QueueEnvironment, type QueueMsg, type QueueSocket, type Responder } from './queue-actor.js';
+import { endedError, EventQueue, queueActor, schedule, type EndReason, type QueueEnvironment, type QueueMsg, type QueueSocket, type Responder } from './queue-actor.js';
+import { QueueRows } from './queue-rows.js';
 
 const toPublished = (r: LoggedEventRow): PublishedEvent => ({
   id: r.id,
@@ -57,14 +59,9 @@ export class RealmQueues {
   private readonly actorNames = new WeakMap<EventQueue, string>();
   private readonly buckets = new Map<number, Ref<never>>();
   private readonly env: QueueEnvironment;
-  private readonly deleted: string[] = [];
+  private readonly rows: QueueRows;
   private flushTimer: NodeJS.Timeout | null = null;
-  /** Flushes so far; each is one turn of saveTurns (see flush). */
-  private flushes = 0;
-  private readonly saveTurns: number;
   private sweepTimer: NodeJS.Timeout | null = null;
-  /** The write of queue rows under way (see exclusive). */
-  private writing: Promise<void> | null = null;
   private stopping: Promise<void> | null = null;
 
   constructor(private readonly realm: RealmHandle) {
@@ -85,9 +82,8 @@ export class RealmQueues {
     };
     realm.events.subscribe((events) => this.deliver(events));
     realm.userDeactivationHooks.push((userId) => this.closeUser(userId));
-    const { flushIntervalMs, saveIntervalMs } = services.config.queues;
-    this.saveTurns = Math.max(1, Math.round(saveIntervalMs / flushIntervalMs));
-    this.flushTimer = setInterval(() => void this.flush(), flushIntervalMs);
+    this.rows = new QueueRows(services, realm.id, this.env, () => this.byId.values());
+    this.flushTimer = setInterval(() => void this.flush(), services.config.queues.flushIntervalMs);
     this.flushTimer.unref();
     this.sweepTimer = setInterval(() => void this.sweep(), 60_000);
     this.sweepTimer.unref();
@@ -349,7 +345,7 @@ export class RealmQueues {
       }, TOMBSTONE_MS).unref();
       return;
     }
-    if (reason !== 'shutdown') this.deleted.push(queue.id);
+    if (reason !== 'shutdown') this.rows.ended(queue.id);
     // The row may outlive the actor's answer by a flush interval; the tombstone covers both.
     this.tombstones.add(queue.id);
     const timer = setTimeout(() => {
@@ -380,21 +376,7 @@ export class RealmQueues {
   /** DELETE /events and the like. Resolves once the queue is gone. */
   async end(queue: EventQueue, reason: EndReason): Promise<void> {
     await new Promise<void>((done) => this.tell(queue, { kind: 'end', reason, done }));
-    if (reason !== 'shutdown') await this.exclusive(() => this.deleteEnded());
-  }
-
-  /**
-   * Delete the rows of ended queues now, and write nothing else: a DELETE /events costs one
-   * statement however many queues are live. A failure is retried by the next flush.
-   */
-  private async deleteEnded(): Promise<void> {
-    const deleted = this.deleted.splice(0);
-    try {
-      await store.deleteQueues(this.realm.services.db, deleted);
-    } catch (err) {
-      this.deleted.push(...deleted);
-      this.realm.services.log.warn({ err }, 'deleting ended queues failed');
-    }
+    if (reason !== 'shutdown') await this.rows.deleteEnded();
   }
 
   /** A deactivated user loses every queue and socket at once. */
@@ -414,91 +396,14 @@ export class RealmQueues {
       .catch((err: unknown) => this.realm.services.log.error({ err }, 'deleting queues of a deactivated organization failed'));
   }
 
-  /**
-   * Write the changed cursors and contact times that are due, delete ended queues' rows, and mark
-   * the server alive (what fails is written at the next flush). A changed queue is due at its
-   * turn: each flush is the next of saveTurns, and a queue's id picks its own, so every change is
-   * written within the save interval, and the writes of many busy queues are spread over it
-   * instead of rewriting every row each flush. A queue is due sooner once its contact moved by a
-   * tenth of its idle timeout since its row's: after a crash, the row's contact decides whether
-   * the queue is restored or expired. A cursor written late costs nothing but events reloaded
-   * after a crash, which the client's last_event_id drops again.
-   */
+  /** Write the queues' rows that are due (see QueueRows.flush). */
   flush(): Promise<void> {
-    const turn = this.flushes++ % this.saveTurns;
-    return this.exclusive(async () => {
-      const due: EventQueue[] = [];
-      const rows: Array<{ id: string; acked: number; lastContactMs: number }> = [];
-      const before: number[] = [];
-      for (const q of this.byId.values()) {
-        if (!q.dirty) continue;
-        const contact = contactSecond(this.env, q.lastContact);
-        if (saveTurn(q.id, this.saveTurns) !== turn && contact - q.savedContact < Math.floor(q.idleTimeoutSecs / 10)) continue;
-        q.dirty = false;
-        due.push(q);
-        before.push(q.savedContact);
-        q.savedContact = contact;
-        rows.push({ id: q.id, acked: q.acked, lastContactMs: q.lastContact });
-      }
-      const db = this.realm.services.db;
-      try {
-        await store.saveCursors(db, rows);
-      } catch (err) {
-        // Due again at the next flush.
-        due.forEach((q, i) => {
-          q.dirty = true;
-          q.savedContact = before[i]!;
-        });
-        this.realm.services.log.warn({ err }, 'queue cursors not written');
-      }
-      await this.deleteEnded();
-      await store.markAlive(db, this.realm.services.clock.now()).catch((err: unknown) => this.realm.services.log.warn({ err }, 'alive mark not written'));
-    });
-  }
-
-  /**
-   * Run f when none of the registry's writes of queue rows (a flush, the sweep's deletion, the
-   * shutdown's save) is under way; those asked for meanwhile wait for it. What they wait on never
-   * rejects: f's failure is its caller's alone.
-   */
-  private async exclusive(f: () => Promise<void>): Promise<void> {
-    while (this.writing) await this.writing;
-    const run = f();
-    this.writing = run
-      .catch(() => {})
-      .finally(() => {
-        this.writing = null;
-      });
-    return run;
+    return this.rows.flush();
   }
 
   /** Expire persisted queues nobody restored, and trim the event log. */
-  async sweep(): Promise<void> {
-    const db = this.realm.services.db;
-    try {
-      await this.flush();
-      await this.exclusive(() => this.deleteExpired());
-      await store.trimEventLog(db, this.realm.id, this.realm.events.releasedThrough);
-    } catch (err) {
-      this.realm.services.log.warn({ err }, 'queue sweep failed');
-    }
-  }
-
-  /**
-   * Delete the rows whose idle time ran out, except those of live queues. A live queue's row
-   * looks expired only when the contact it holds (savedContact, or up to a second later) ran out:
-   * a contact not written yet, or a queue that lives on without new contact (an open socket, a
-   * parked poll). Every other live queue's row has not run out, so only these few are named, not
-   * every live queue (15,000 ids, 600 KB a minute). Run exclusively: a flush under way could
-   * otherwise be saving a contact that this reads as saved.
-   */
-  private async deleteExpired(): Promise<void> {
-    const now = this.realm.services.clock.now();
-    const keep: string[] = [];
-    for (const q of this.byId.values()) {
-      if (this.env.epochMs + q.savedContact * 1000 + q.idleTimeoutSecs * 1000 <= now) keep.push(q.id);
-    }
-    await store.deleteExpiredQueues(this.realm.services.db, this.realm.id, keep, now);
+  sweep(): Promise<void> {
+    return this.rows.sweep(this.realm.events.releasedThrough);
   }
 
   /** Graceful stop: parked polls are answered, sockets closed with 1001, cursors saved. Idempotent. */
@@ -513,22 +418,6 @@ export class RealmQueues {
     const live = [...this.byId.values()];
     await Promise.all(live.map((q) => new Promise<void>((done) => this.tell(q, { kind: 'end', reason: 'shutdown', done }))));
     // Shutdown keeps the queues: persist where every client got to.
-    await this.exclusive(async () => {
-      const db = this.realm.services.db;
-      try {
-        await store.saveCursors(db, live.map((q) => ({ id: q.id, acked: q.acked, lastContactMs: q.lastContact })));
-        await store.deleteQueues(db, this.deleted.splice(0));
-        await store.markAlive(db, this.realm.services.clock.now());
-      } catch (err) {
-        // The database is gone too: the queues restart from older cursors, and clients resume
-        // with their last_event_id all the same (the stop goes on).
-        this.realm.services.log.warn({ err, realm: this.realm.id }, 'queue cursors not saved at shutdown');
-      }
-    });
+    await this.rows.saveAll(live);
   }
-}
-
-/** The flush turn whose writes include this queue's: from its id's first 32 bits (random in a UUID). */
-function saveTurn(id: string, turns: number): number {
-  return turns === 1 ? 0 : Number.parseInt(id.slice(0, 8), 16) % turns;
 }
