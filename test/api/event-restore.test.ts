@@ -410,6 +410,13 @@ saves('a changed queue is written at its turn, once per round of turns; all of t
   }
 });
 
+saves('the save interval is never below the flush interval (one turn, every flush)', () => {
+  const parse = (save: string) =>
+    parseConfig({ DATA_DIR: mkdtempSync(join(tmpdir(), 'parley-saves-')), QUEUE_FLUSH_INTERVAL_MS: '5000', QUEUE_SAVE_INTERVAL_MS: save }).queues.saveIntervalMs;
+  assert.is(parse('1000'), 5000);
+  assert.is(parse('60000'), 60_000);
+});
+
 saves('a queue whose contact moved by a tenth of its idle timeout is written at the next flush', async () => {
   const r = await saving.createRealm();
   const user = await r.createUser({ name: 'Brief' });
