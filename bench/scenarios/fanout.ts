@@ -23,6 +23,34 @@ export interface RoundCounts {
   readonly count: number;
 }
 
+type Gens = Pick<Context['gens'], 'collect' | 'delivered' | 'closeConnections'>;
+
+/**
+ * Wait until the server holds `n` clients. On a timeout the error says how many it held and what
+ * the generators' clients met: a client whose poll was refused stops polling, and the wait would
+ * otherwise end in a bare "timed out".
+ */
+async function waitHeld(gens: Gens, label: string, n: number, held: () => Promise<number>): Promise<void> {
+  let last = 0;
+  try {
+    await waitFor(`${label}: ${n} held`, async () => (last = await held()) >= n, 120_000, 20);
+  } catch (e) {
+    const d = await gens.collect();
+    throw new Error(`${(e as Error).message} (held ${last}; the generators' clients met ${d.errors} errors${d.firstError ? `, the first: ${d.firstError}` : ''})`);
+  }
+}
+
+/** One round: fire once all `n` are held, and wait for `n` deliveries; each one's time from the send, ms. */
+async function round(gens: Gens, label: string, n: number, held: () => Promise<number>, fire: () => Promise<void>): Promise<number[]> {
+  await waitHeld(gens, label, n, held);
+  const t0 = now();
+  await fire();
+  await waitFor(`${label}: ${n} deliveries`, () => gens.delivered() >= n, 120_000, 5);
+  const d = await gens.collect();
+  if (d.times.length < n) throw new Error(`${label}: ${d.times.length} of ${n} delivered`);
+  return d.times.map((t) => t - t0);
+}
+
 /**
  * `warmUp` rounds uncounted, then `count` rounds: wait until n are parked, fire, wait for n
  * deliveries. A series is measured in its steady state, as the closed loops are after their
@@ -36,7 +64,7 @@ export interface RoundCounts {
 export async function rounds(
   ctx: Pick<Context, 'gens' | 'progress'>,
   label: string,
-  server: Server,
+  server: Pick<Server, 'usage'>,
   n: number,
   { warmUp, count }: RoundCounts,
   parkedNow: () => Promise<number>,
@@ -48,21 +76,77 @@ export async function rounds(
   await ctx.gens.collect();
   let before = server.usage();
   for (let r = -warmUp; r < count; r++) {
-    await waitFor(`${label}: ${n} parked`, async () => (await parkedNow()) >= n, 120_000, 50);
+    if (r === 0) await waitHeld(ctx.gens, label, n, parkedNow);
     ctx.progress(r < 0 ? `${label}: warm-up round ${r + warmUp + 1}/${warmUp}` : `${label}: round ${r + 1}/${count}`);
     if (r === 0) before = server.usage();
-    const t0 = now();
-    await fire();
-    await waitFor(`${label}: ${n} deliveries`, () => ctx.gens.delivered() >= n, 120_000, 5);
-    const d = await ctx.gens.collect();
-    if (d.times.length < n) throw new Error(`${label}: ${d.times.length} of ${n} delivered`);
+    const times = await round(ctx.gens, label, n, parkedNow, fire);
     if (r < 0) continue;
-    const times = d.times.map((t) => t - t0);
     last.push(Math.max(...times));
     each.push(...times);
   }
   const after = server.usage();
   return { last, each, cpuSeconds: after.cpuSeconds - before.cpuSeconds, peakRssBytes: after.peakRssBytes };
+}
+
+/** One transport of a comparison on the same queues: how its N clients connect, and how many the server holds. */
+export interface Transport {
+  readonly label: string;
+  connect(): Promise<void>;
+  held(): Promise<number>;
+}
+
+/** After the clients connect: a socket first receives what its queue has not had acknowledged. */
+const SETTLE_MS = 250;
+
+/**
+ * Rounds of several transports in turn on the same queues (ws-fanout: long-polls, sockets,
+ * long-polls, …). Each transport first takes its `warmUp` rounds in a series of its own; then
+ * each counted round is preceded by a switch: every connection is closed, the round's transport
+ * connects its N clients, they settle, and what arrived meanwhile is dropped. CPU is counted from
+ * each counted send to its last delivery.
+ *
+ * Measured one series after the other, two near-equal transports compared the machine's state
+ * during each series as much as themselves: in one stop-30 run the whole socket series was slower
+ * (p50 55 ms against 43), and its ratio read 1.33. In turns both meet the same moments.
+ */
+export async function alternatingRounds(
+  ctx: Pick<Context, 'gens' | 'progress'>,
+  server: Pick<Server, 'usage'>,
+  n: number,
+  { warmUp, count }: RoundCounts,
+  transports: readonly Transport[],
+  fire: () => Promise<void>,
+): Promise<Rounds[]> {
+  const switchTo = async (t: Transport) => {
+    await ctx.gens.closeConnections();
+    for (const other of transports) if (other !== t) await waitFor(`${other.label}: closed`, async () => (await other.held()) === 0, 30_000, 20);
+    await t.connect();
+    await waitHeld(ctx.gens, t.label, n, () => t.held());
+    await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
+    await ctx.gens.collect();
+  };
+  for (const t of transports) {
+    await switchTo(t);
+    for (let r = 0; r < warmUp; r++) {
+      ctx.progress(`${t.label}: warm-up round ${r + 1}/${warmUp}`);
+      await round(ctx.gens, t.label, n, () => t.held(), fire);
+    }
+  }
+  const out = transports.map(() => ({ last: [] as number[], each: [] as number[], cpuSeconds: 0 }));
+  for (let r = 0; r < count; r++) {
+    for (const [i, t] of transports.entries()) {
+      await switchTo(t);
+      ctx.progress(`${t.label}: round ${r + 1}/${count}`);
+      const before = server.usage().cpuSeconds;
+      const times = await round(ctx.gens, t.label, n, () => t.held(), fire);
+      out[i]!.cpuSeconds += server.usage().cpuSeconds - before;
+      out[i]!.last.push(Math.max(...times));
+      out[i]!.each.push(...times);
+    }
+  }
+  await ctx.gens.closeConnections();
+  const peakRssBytes = server.usage().peakRssBytes;
+  return out.map((o) => ({ ...o, peakRssBytes }));
 }
 
 function measurementOf(who: string, r: Rounds, extra: Record<string, string> = {}): Measurement {
@@ -116,6 +200,15 @@ const WARM_UP_DELIVERIES = 20_000;
 const roundsFor = (ctx: Context, n: number): RoundCounts =>
   ctx.options.smoke ? { warmUp: 1, count: 2 } : { warmUp: Math.ceil(WARM_UP_DELIVERIES / n), count: n >= 10_000 ? 3 : 5 };
 
+/**
+ * ws-fanout takes its transports in turn (alternatingRounds) up to this many clients. Above it
+ * each switch connects every client anew, 11–14 s at N = 10,000, and the two series run one after
+ * the other.
+ */
+const MAX_CLIENTS_IN_TURN = 2_000;
+/** The smoke run's sizes are 5 and 10: the first takes turns and the second runs in series, so both ways run. */
+const maxClientsInTurn = (ctx: Context) => (ctx.options.smoke ? 5 : MAX_CLIENTS_IN_TURN);
+
 interface Phase {
   readonly n: number;
   readonly longPoll: Rounds;
@@ -124,8 +217,9 @@ interface Phase {
 
 /**
  * Parley, every size in one process: queues for the first N subscribers are registered and their
- * long-polls parked (more join for the next size); with sockets, the same queues then move to
- * WebSockets for the same rounds.
+ * long-polls parked (more join for the next size); with sockets, the same queues take their rounds
+ * over long-polls and over WebSockets: in turn up to MAX_CLIENTS_IN_TURN, else one series after
+ * the other.
  */
 async function parleyPhases(ctx: Context, withSockets: boolean): Promise<{ phases: Phase[]; r3: Record<number, number> }> {
   const ns = sizes(ctx);
@@ -147,25 +241,42 @@ async function parleyPhases(ctx: Context, withSockets: boolean): Promise<{ phase
       const fire = async () => void (await apiPost(server.port, seeded.users[0]!, '/messages', { type: 'stream', to: String(seeded.channels[`fan${n}`]), topic: 'fanout', content: 'Fan-out!' }));
       const clients = (from: number) =>
         queues.slice(from, n).map((q, i) => ({ path: `/api/v1/events?queue_id=${q.queueId}&last_event_id={LAST}`, headers: { authorization: seeded.users[from + i]!.auth }, last: q.lastEventId }));
-      const parkedBefore = phases.length === 0 ? 0 : phases[phases.length - 1]!.n;
-      const p = await ctx.gens.park(server.port, HOST, 'events', clients(withSockets ? 0 : parkedBefore), 'message');
-      if (p.failed > 0) throw new Error(`fanout: ${p.failed} long-polls failed: ${p.firstError}`);
-      const longPoll = await rounds(ctx, `Parley long-poll N=${n}`, server, n, roundsFor(ctx, n), () => gauge(server.port, 'parley_parked_long_polls'), fire);
+      const longPolls: Transport = {
+        label: `Parley long-poll N=${n}`,
+        connect: async () => {
+          const parkedBefore = withSockets || phases.length === 0 ? 0 : phases[phases.length - 1]!.n;
+          const p = await ctx.gens.park(server.port, HOST, 'events', clients(parkedBefore), 'message');
+          if (p.failed > 0) throw new Error(`${longPolls.label}: ${p.failed} long-polls failed: ${p.firstError}`);
+        },
+        held: () => gauge(server.port, 'parley_parked_long_polls'),
+      };
+      const sockets: Transport = {
+        label: `Parley WebSocket N=${n}`,
+        connect: async () => {
+          const socketClients = queues
+            .slice(0, n)
+            .map((q, i) => ({ path: `/api/v1/events/socket?queue_id=${q.queueId}&last_event_id={LAST}`, headers: { authorization: seeded.users[i]!.auth }, last: -1 }));
+          const p = await ctx.gens.park(server.port, HOST, 'ws', socketClients, 'message');
+          if (p.failed > 0) throw new Error(`${sockets.label}: ${p.failed} sockets failed: ${p.firstError}`);
+        },
+        held: () => gauge(server.port, 'parley_open_websockets'),
+      };
+      if (withSockets && n <= maxClientsInTurn(ctx)) {
+        const [longPoll, socket] = await alternatingRounds(ctx, server, n, roundsFor(ctx, n), [longPolls, sockets], fire);
+        phases.push({ n, longPoll: longPoll!, socket: socket! });
+        continue;
+      }
+      // One series after the other (or long-polls alone).
+      await longPolls.connect();
+      const longPoll = await rounds(ctx, longPolls.label, server, n, roundsFor(ctx, n), () => longPolls.held(), fire);
       let socket: Rounds | null = null;
       if (withSockets) {
         await ctx.gens.closeConnections();
-        await waitFor('long-polls to end', async () => (await gauge(server.port, 'parley_parked_long_polls')) === 0, 30_000, 50);
-        const s = await ctx.gens.park(
-          server.port,
-          HOST,
-          'ws',
-          queues.slice(0, n).map((q, i) => ({ path: `/api/v1/events/socket?queue_id=${q.queueId}&last_event_id={LAST}`, headers: { authorization: seeded.users[i]!.auth }, last: -1 })),
-          'message',
-        );
-        if (s.failed > 0) throw new Error(`ws-fanout: ${s.failed} sockets failed: ${s.firstError}`);
+        await waitFor('long-polls to end', async () => (await longPolls.held()) === 0, 30_000, 50);
+        await sockets.connect();
         // Sockets first receive the queue's unacknowledged backlog: let it drain, then forget it.
         await new Promise((r) => setTimeout(r, 1000));
-        socket = await rounds(ctx, `Parley WebSocket N=${n}`, server, n, roundsFor(ctx, n), () => gauge(server.port, 'parley_open_websockets'), fire);
+        socket = await rounds(ctx, sockets.label, server, n, roundsFor(ctx, n), () => sockets.held(), fire);
         await ctx.gens.closeConnections();
       }
       phases.push({ n, longPoll, socket });
