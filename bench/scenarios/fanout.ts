@@ -40,9 +40,8 @@ async function waitHeld(gens: Gens, label: string, n: number, held: () => Promis
   }
 }
 
-/** One round: fire once all `n` are held, and wait for `n` deliveries; each one's time from the send, ms. */
-async function round(gens: Gens, label: string, n: number, held: () => Promise<number>, fire: () => Promise<void>): Promise<number[]> {
-  await waitHeld(gens, label, n, held);
+/** One round, once the caller saw all `n` held: fire, and wait for `n` deliveries; each one's time from the send, ms. */
+async function round(gens: Gens, label: string, n: number, fire: () => Promise<void>): Promise<number[]> {
   const t0 = now();
   await fire();
   await waitFor(`${label}: ${n} deliveries`, () => gens.delivered() >= n, 120_000, 5);
@@ -76,10 +75,10 @@ export async function rounds(
   await ctx.gens.collect();
   let before = server.usage();
   for (let r = -warmUp; r < count; r++) {
-    if (r === 0) await waitHeld(ctx.gens, label, n, parkedNow);
+    await waitHeld(ctx.gens, label, n, parkedNow);
     ctx.progress(r < 0 ? `${label}: warm-up round ${r + warmUp + 1}/${warmUp}` : `${label}: round ${r + 1}/${count}`);
     if (r === 0) before = server.usage();
-    const times = await round(ctx.gens, label, n, parkedNow, fire);
+    const times = await round(ctx.gens, label, n, fire);
     if (r < 0) continue;
     last.push(Math.max(...times));
     each.push(...times);
@@ -128,8 +127,10 @@ export async function alternatingRounds(
   for (const t of transports) {
     await switchTo(t);
     for (let r = 0; r < warmUp; r++) {
+      // switchTo saw them all held; after a round, long-polls park again.
+      if (r > 0) await waitHeld(ctx.gens, t.label, n, () => t.held());
       ctx.progress(`${t.label}: warm-up round ${r + 1}/${warmUp}`);
-      await round(ctx.gens, t.label, n, () => t.held(), fire);
+      await round(ctx.gens, t.label, n, fire);
     }
   }
   const out = transports.map(() => ({ last: [] as number[], each: [] as number[], cpuSeconds: 0 }));
@@ -138,7 +139,7 @@ export async function alternatingRounds(
       await switchTo(t);
       ctx.progress(`${t.label}: round ${r + 1}/${count}`);
       const before = server.usage().cpuSeconds;
-      const times = await round(ctx.gens, t.label, n, () => t.held(), fire);
+      const times = await round(ctx.gens, t.label, n, fire);
       out[i]!.cpuSeconds += server.usage().cpuSeconds - before;
       out[i]!.last.push(Math.max(...times));
       out[i]!.each.push(...times);
