@@ -94,6 +94,13 @@ export interface Transport {
   held(): Promise<number>;
 }
 
+/** Close every connection, wait until no other transport holds a client, and connect `to`. */
+async function reconnect(gens: Gens, transports: readonly Transport[], to: Transport): Promise<void> {
+  await gens.closeConnections();
+  for (const other of transports) if (other !== to) await waitFor(`${other.label}: closed`, async () => (await other.held()) === 0, 30_000, 20);
+  await to.connect();
+}
+
 /** After the clients connect: a socket first receives what its queue has not had acknowledged. */
 const SETTLE_MS = 250;
 
@@ -117,9 +124,7 @@ export async function alternatingRounds(
   fire: () => Promise<void>,
 ): Promise<Rounds[]> {
   const switchTo = async (t: Transport) => {
-    await ctx.gens.closeConnections();
-    for (const other of transports) if (other !== t) await waitFor(`${other.label}: closed`, async () => (await other.held()) === 0, 30_000, 20);
-    await t.connect();
+    await reconnect(ctx.gens, transports, t);
     await waitHeld(ctx.gens, t.label, n, () => t.held());
     await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
     await ctx.gens.collect();
@@ -272,9 +277,7 @@ async function parleyPhases(ctx: Context, withSockets: boolean): Promise<{ phase
       const longPoll = await rounds(ctx, longPolls.label, server, n, roundsFor(ctx, n), () => longPolls.held(), fire);
       let socket: Rounds | null = null;
       if (withSockets) {
-        await ctx.gens.closeConnections();
-        await waitFor('long-polls to end', async () => (await longPolls.held()) === 0, 30_000, 50);
-        await sockets.connect();
+        await reconnect(ctx.gens, [longPolls], sockets);
         // Sockets first receive the queue's unacknowledged backlog: let it drain, then forget it.
         await new Promise((r) => setTimeout(r, 1000));
         socket = await rounds(ctx, sockets.label, server, n, roundsFor(ctx, n), () => sockets.held(), fire);
