@@ -1,6 +1,6 @@
 // The only importer of uWebSockets.js: adapts its connections to dispatch() (DESIGN.md §3).
 // - the request object dies at the first await, so everything dispatch needs is copied first;
-// - every response registers onAborted; deferred writes are corked;
+// - every response registers onAborted; answers are written at the end of the turn (outbox.ts), corked;
 // - bodies are bounded in size (413) and in time (408: slow clients cannot hold a request open);
 // - a client that disconnects fires the request's Hangup (parked long-polls let go).
 import * as uWS from 'uWebSockets.js';
@@ -8,6 +8,7 @@ import type { Logger } from 'pino';
 import type { ApiRequest, ApiResponse, Dispatch } from './dispatch.js';
 import { errorResponse, Exchange } from './dispatch.js';
 import { errors } from '../domain/errors.js';
+import { Outbox } from './outbox.js';
 
 export interface HttpServerOptions {
   readonly host: string;
@@ -184,11 +185,15 @@ class BodyDeadlines {
   }
 }
 
-/** What the requests of one server share: whether it drains, how many are running, the bodies being read. */
+/**
+ * What the requests of one server share: whether it drains, how many are running, the bodies
+ * being read, and the answers waiting for the end of the turn.
+ */
 class Requests {
   draining = false;
   running = 0;
   onSettled: (() => void) | null = null;
+  readonly outbox = new Outbox<UwsExchange, ApiResponse>((x, r, close) => writeResponse(x.res, r, close));
 
   constructor(readonly bodies: BodyDeadlines) {}
 
@@ -229,12 +234,12 @@ class UwsExchange extends Exchange {
     this.fire();
   }
 
-  /** Writes the answer once; `close` ends the connection after it (drain, bad framing). */
+  /** Answers once, at the end of the turn (outbox.ts); `close` ends the connection after it (drain, bad framing). */
   finish(r: ApiResponse, close: boolean): void {
     if (this.finished) return;
     this.finished = true;
     this.requests.bodies.delete(this);
-    writeResponse(this.res, r, close);
+    this.requests.outbox.add(this, r, close);
   }
 }
 
@@ -392,6 +397,7 @@ export function startHttpServer(o: HttpServerOptions): Promise<HttpServer> {
           });
         },
         closeAll() {
+          requests.outbox.flush(); // answers given in this turn go before the connections close
           app.close();
         },
       });

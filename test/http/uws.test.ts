@@ -6,13 +6,17 @@ import * as assert from 'uvu/assert';
 import { connect } from 'node:net';
 import { pino } from 'pino';
 import { jsonResponse, type ApiRequest, type ApiResponse, type Dispatch, type Exchange } from '../../src/http/dispatch.js';
-
-/** A dispatcher from an async function of the request. */
-const answering = (f: (req: ApiRequest, x: Exchange) => Promise<ApiResponse>): Dispatch => (req, x) => void f(req, x).then((res) => x.reply(res));
 import { startHttpServer, type HttpServer } from '../../src/http/uws.js';
 import { httpRequest } from '../helpers/process.js';
 import { sendChunks } from '../helpers/raw-socket.js';
 import { startTestServer, type TestRealm, type TestServer } from '../helpers/server.js';
+
+/** A dispatcher from an async function of the request. */
+const answering = (f: (req: ApiRequest, x: Exchange) => Promise<ApiResponse>): Dispatch => (req, x) => void f(req, x).then((res) => x.reply(res));
+
+/** A server of its own around `dispatch`: bodies up to 4 KiB, each read within `bodyTimeoutMs`. */
+const serve = (dispatch: Dispatch, bodyTimeoutMs = 1000): Promise<HttpServer> =>
+  startHttpServer({ host: '127.0.0.1', port: 0, maxBodyBytes: 4096, bodyTimeoutMs, log: pino({ level: 'silent' }), dispatch });
 
 let server: TestServer;
 let realm: TestRealm;
@@ -43,14 +47,7 @@ const t = suite('uWebSockets.js adapter');
 t.before(async () => {
   server = await startTestServer();
   realm = await server.createRealm();
-  http = await startHttpServer({
-    host: '127.0.0.1',
-    port: 0,
-    maxBodyBytes: 4096,
-    bodyTimeoutMs: 400,
-    log: pino({ level: 'silent' }),
-    dispatch: server.dispatcher,
-  });
+  http = await serve(server.dispatcher, 400);
   base = `http://127.0.0.1:${http.port}`;
 });
 t.after(async () => {
@@ -209,20 +206,13 @@ stopping('after stopListening, running requests finish, new ones on open connect
   let entered!: () => void;
   const gate = new Promise<void>((r) => (release = r));
   const slowRunning = new Promise<void>((r) => (entered = r));
-  const h = await startHttpServer({
-    host: '127.0.0.1',
-    port: 0,
-    maxBodyBytes: 4096,
-    bodyTimeoutMs: 1000,
-    log: pino({ level: 'silent' }),
-    dispatch: answering(async (req) => {
-      if (req.path === '/slow') {
-        entered();
-        await gate;
-      }
-      return jsonResponse(200, { result: 'success', msg: '', path: req.path });
-    }),
-  });
+  const h = await serve(answering(async (req) => {
+    if (req.path === '/slow') {
+      entered();
+      await gate;
+    }
+    return jsonResponse(200, { result: 'success', msg: '', path: req.path });
+  }));
   const slow = connection(h.port);
   const kept = connection(h.port);
   assert.match(await kept.get('/fast'), /^HTTP\/1\.1 200/);
@@ -244,6 +234,21 @@ stopping('after stopListening, running requests finish, new ones on open connect
   h.closeAll();
 });
 
+stopping('an answer given in the turn closeAll is called in is written before the connection closes', async () => {
+  let h!: HttpServer;
+  // Answers wait for the end of the turn (outbox.ts); closing in the same turn must not lose them.
+  // Given from a timer, as a stopping server closes: outside uWS's handlers.
+  h = await serve((req, x) =>
+    void setTimeout(() => {
+      x.reply(jsonResponse(200, { result: 'success', msg: '', path: req.path }));
+      if (req.path === '/last') h.closeAll();
+    }));
+  const c = connection(h.port);
+  assert.match(await c.get('/first'), /^HTTP\/1\.1 200[^]*"path":"\/first"/);
+  assert.match(await c.get('/last'), /^HTTP\/1\.1 200[^]*"path":"\/last"/);
+  assert.ok(await c.closed(), 'then the connection closes');
+});
+
 stopping.run();
 
 const address = suite('uWebSockets.js adapter: the client address');
@@ -254,22 +259,15 @@ address('is read when dispatch asks, and reads as empty once the client has gone
   let leave!: () => void;
   const left = new Promise<void>((r) => (leave = r));
   let afterLeaving: string | null = null;
-  const h = await startHttpServer({
-    host: '127.0.0.1',
-    port: 0,
-    maxBodyBytes: 4096,
-    bodyTimeoutMs: 1000,
-    log: pino({ level: 'silent' }),
-    dispatch: answering(async (req, x) => {
-      if (req.path === '/leaving') {
-        x.listen({ hungUp: leave });
-        entered();
-        await left;
-        afterLeaving = req.remoteAddress;
-      }
-      return jsonResponse(200, { result: 'success', msg: '', address: req.remoteAddress });
-    }),
-  });
+  const h = await serve(answering(async (req, x) => {
+    if (req.path === '/leaving') {
+      x.listen({ hungUp: leave });
+      entered();
+      await left;
+      afterLeaving = req.remoteAddress;
+    }
+    return jsonResponse(200, { result: 'success', msg: '', address: req.remoteAddress });
+  }));
   const fromTwo = connection(h.port, '127.0.0.2');
   assert.match(await fromTwo.get('/'), /"address":"127\.0\.0\.2"/);
   const fromThree = connection(h.port, '127.0.0.3');
