@@ -23,8 +23,14 @@ export class Outbox<X extends Recipient, R> {
   private closing: boolean[] = [];
   private scheduled = false;
 
-  /** `write` sends an answer (`close`: end the connection after it). */
-  constructor(private readonly write: (to: X, answer: R, close: boolean) => void) {}
+  /**
+   * `write` sends an answer (`close`: end the connection after it); `failed` hears of a write that
+   * threw (a bug), after which the others are still written.
+   */
+  constructor(
+    private readonly write: (to: X, answer: R, close: boolean) => void,
+    private readonly failed: (err: unknown) => void,
+  ) {}
 
   /** Queue an answer for the end of this turn. */
   add(to: X, answer: R, close: boolean): void {
@@ -47,7 +53,12 @@ export class Outbox<X extends Recipient, R> {
     this.closing = [];
     for (let i = 0; i < recipients.length; i++) {
       const to = recipients[i]!;
-      if (!to.gone) this.write(to, answers[i]!, closing[i]!);
+      if (to.gone) continue;
+      try {
+        this.write(to, answers[i]!, closing[i]!);
+      } catch (err) {
+        this.failed(err);
+      }
     }
   }
 }

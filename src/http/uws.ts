@@ -193,9 +193,17 @@ class Requests {
   draining = false;
   running = 0;
   onSettled: (() => void) | null = null;
-  readonly outbox = new Outbox<UwsExchange, ApiResponse>((x, r, close) => writeResponse(x.res, r, close));
+  readonly outbox: Outbox<UwsExchange, ApiResponse>;
 
-  constructor(readonly bodies: BodyDeadlines) {}
+  constructor(
+    readonly bodies: BodyDeadlines,
+    log: Logger,
+  ) {
+    this.outbox = new Outbox(
+      (x, r, close) => writeResponse(x.res, r, close),
+      (err) => log.error({ err }, 'writing an answer failed'),
+    );
+  }
 
   done(): void {
     this.running--;
@@ -251,7 +259,10 @@ interface SocketData {
 
 export function startHttpServer(o: HttpServerOptions): Promise<HttpServer> {
   const app = uWS.App();
-  const requests = new Requests(new BodyDeadlines(o.bodyTimeoutMs, (x) => x.finish(errorResponse(errors.requestTimeout()), true)));
+  const requests = new Requests(
+    new BodyDeadlines(o.bodyTimeoutMs, (x) => x.finish(errorResponse(errors.requestTimeout()), true)),
+    o.log,
+  );
 
   /** The dispatch of one request. Its request (headers and all) is referenced by dispatch alone. */
   const run = (x: UwsExchange, request: UwsRequest) => {

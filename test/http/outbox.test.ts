@@ -1,5 +1,6 @@
 // Answers written at the end of the event loop's turn: together, in order, never to a client that
-// went away meanwhile, and at once when flushed (before the server closes its connections).
+// went away meanwhile, at once when flushed (before the server closes its connections), and each
+// even if another's write throws.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Outbox } from '../../src/http/outbox.js';
@@ -11,8 +12,15 @@ class Client {
 
 function recording() {
   const written: string[] = [];
-  const outbox = new Outbox<Client, string>((to, answer, close) => written.push(`${to.name}:${answer}${close ? ':close' : ''}`));
-  return { written, outbox };
+  const failures: unknown[] = [];
+  const outbox = new Outbox<Client, string>(
+    (to, answer, close) => {
+      if (answer === 'bad') throw new Error(`cannot write to ${to.name}`);
+      written.push(`${to.name}:${answer}${close ? ':close' : ''}`);
+    },
+    (err) => failures.push(err),
+  );
+  return { written, failures, outbox };
 }
 
 const turn = () => new Promise<void>((r) => setImmediate(r));
@@ -62,6 +70,16 @@ test('flush writes at once, and the scheduled end of the turn then has nothing l
   outbox.add(d, 'next', false);
   await turn();
   assert.equal(written, ['d:now', 'd:next'], 'a later answer is scheduled anew');
+});
+
+test('a write that throws is reported, and the answers after it are still written', async () => {
+  const { written, failures, outbox } = recording();
+  outbox.add(new Client('e'), 'bad', false);
+  outbox.add(new Client('f'), 'good', false);
+  await turn();
+  assert.equal(written, ['f:good']);
+  assert.is(failures.length, 1);
+  assert.match(String(failures[0]), /cannot write to e/);
 });
 
 test.run();
