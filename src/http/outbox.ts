@@ -4,9 +4,9 @@
 // each answer written at once woke it again, and once woken it sends its next requests together.
 //
 // Measured in the typing benchmark (stop 33, BENCHMARKS.md), where waking the clients took 8 % of
-// Parley's thread (in the kernel's send path): in six ABBA pairs Parley served 0.34–0.40 × R1
-// (mean 0.37) against 0.31–0.33 (mean 0.32) with each answer written at once, and the wake-ups
-// fell to 4 % of its thread.
+// Parley's thread (in the kernel's send path): in six runs of each, alternated, Parley served
+// 0.34–0.40 × R1 (mean 0.37) against 0.31–0.33 (mean 0.32) with each answer written at once,
+// and the wake-ups fell to 4 % of its thread.
 //
 // An answer waits at most for the rest of its turn: the flush is an immediate, which runs after the
 // turn's I/O callbacks. Answers written by other immediates (a parked poll's, from its queue actor)
