@@ -9,8 +9,8 @@
 // and the wake-ups fell to 4 % of its thread.
 //
 // An answer waits at most for the rest of its turn: the flush is an immediate, which runs after the
-// turn's I/O callbacks. Answers written by other immediates (a parked poll's, from its queue actor)
-// go in the next turn's flush.
+// turn's I/O callbacks. One given by another immediate (a parked poll's, from its queue actor) goes
+// with the flush still due in that turn, or else with the next turn's.
 
 /** What an answer goes to: an exchange whose client may have gone meanwhile. */
 export interface Recipient {

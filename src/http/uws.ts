@@ -54,7 +54,7 @@ export interface HttpServer {
   stopListening(): void;
   /** Resolves once no request is running (parked ones included), or after `timeoutMs`. */
   settled(timeoutMs: number): Promise<void>;
-  /** Close every remaining connection. */
+  /** Write the answers still waiting for the end of the turn, then close every remaining connection. */
   closeAll(): void;
 }
 

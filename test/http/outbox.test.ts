@@ -37,7 +37,7 @@ test('answers wait for the end of the turn and are then written together, in ord
   assert.equal(written, ['a:1', 'b:2:close']);
 });
 
-test('an answer given during the flush of a turn goes out in the next', async () => {
+test('an answer given after the flush of its turn goes out in the next turn', async () => {
   const { written, outbox } = recording();
   const c = new Client('c');
   outbox.add(c, 'first', false);

@@ -235,14 +235,14 @@ stopping('after stopListening, running requests finish, new ones on open connect
 });
 
 stopping('an answer given in the turn closeAll is called in is written before the connection closes', async () => {
-  let h!: HttpServer;
   // Answers wait for the end of the turn (outbox.ts); closing in the same turn must not lose them.
   // Given from a timer, as a stopping server closes: outside uWS's handlers.
-  h = await serve((req, x) =>
-    void setTimeout(() => {
+  const h: HttpServer = await serve((req, x) => {
+    setTimeout(() => {
       x.reply(jsonResponse(200, { result: 'success', msg: '', path: req.path }));
       if (req.path === '/last') h.closeAll();
-    }));
+    });
+  });
   const c = connection(h.port);
   assert.match(await c.get('/first'), /^HTTP\/1\.1 200[^]*"path":"\/first"/);
   assert.match(await c.get('/last'), /^HTTP\/1\.1 200[^]*"path":"\/last"/);
