@@ -18,9 +18,7 @@ export interface Recipient {
 }
 
 export class Outbox<X extends Recipient, R> {
-  private recipients: X[] = [];
-  private answers: R[] = [];
-  private closing: boolean[] = [];
+  private waiting: Array<{ readonly to: X; readonly answer: R; readonly close: boolean }> = [];
   private scheduled = false;
 
   /**
@@ -34,9 +32,7 @@ export class Outbox<X extends Recipient, R> {
 
   /** Queue an answer for the end of this turn. */
   add(to: X, answer: R, close: boolean): void {
-    this.recipients.push(to);
-    this.answers.push(answer);
-    this.closing.push(close);
+    this.waiting.push({ to, answer, close });
     if (!this.scheduled) {
       this.scheduled = true;
       setImmediate(() => this.flush());
@@ -46,16 +42,13 @@ export class Outbox<X extends Recipient, R> {
   /** Write every answer waiting, in the order they came; those whose client went away are dropped. */
   flush(): void {
     this.scheduled = false;
-    const { recipients, answers, closing } = this;
-    if (recipients.length === 0) return;
-    this.recipients = [];
-    this.answers = [];
-    this.closing = [];
-    for (let i = 0; i < recipients.length; i++) {
-      const to = recipients[i]!;
+    const waiting = this.waiting;
+    if (waiting.length === 0) return;
+    this.waiting = [];
+    for (const { to, answer, close } of waiting) {
       if (to.gone) continue;
       try {
-        this.write(to, answers[i]!, closing[i]!);
+        this.write(to, answer, close);
       } catch (err) {
         this.failed(err);
       }
