@@ -1,8 +1,8 @@
 // `npm run bench -- <scenario|all> [options]`: each scenario measures its reference and then a
 // freshly started Parley with the same load generators, and prints both and their ratio. `all`
-// also writes BENCHMARKS.md.
+// also writes the run into BENCHMARKS.md, above the records kept there.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,7 +16,7 @@ import { fanout, wsFanout } from './scenarios/fanout.js';
 import { hostile } from './scenarios/hostile.js';
 import { presence, send, typing } from './scenarios/throughput.js';
 import { Workspace } from './setup.js';
-import { benchmarksMarkdown } from './write-benchmarks.js';
+import { benchmarksMarkdown, withRecords } from './write-benchmarks.js';
 
 export const SCENARIOS: Record<string, (ctx: Context) => Promise<Comparison[]>> = {
   presence,
@@ -31,7 +31,7 @@ export const SCENARIOS: Record<string, (ctx: Context) => Promise<Comparison[]>> 
 
 const USAGE = `npm run bench -- <scenario|all> [options]
 
-scenarios: ${Object.keys(SCENARIOS).join(', ')}, all (writes BENCHMARKS.md)
+scenarios: ${Object.keys(SCENARIOS).join(', ')}, all (writes the table of BENCHMARKS.md, keeping the records below it)
 
 options:
   --duration S       seconds of each measured closed loop (default 10)
@@ -184,19 +184,17 @@ async function main(): Promise<number> {
   process.stdout.write(`${results.filter((r) => r.met).length} of ${results.length} targets met in ${minutes.toFixed(1)} min\n`);
   if (what === 'all') {
     const file = values.out ?? join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'BENCHMARKS.md');
-    writeFileSync(
-      file,
-      benchmarksMarkdown(results, failures, {
-        date: started.toISOString(),
-        commit: measuredCommit,
-        machine: `${cpus().length} × ${cpus()[0]?.model.trim() ?? 'unknown CPU'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, ${process.platform}`,
-        database: options.serverUrl ? 'Postgres (a fresh database per scenario on the given server)' : 'embedded PGlite (a fresh data directory per scenario)',
-        loadBefore: load,
-        loadAfter: loadavg(),
-        minutes,
-        command: `npm run bench -- ${process.argv.slice(2).join(' ')}`,
-      }),
-    );
+    const generated = benchmarksMarkdown(results, failures, {
+      date: started.toISOString(),
+      commit: measuredCommit,
+      machine: `${cpus().length} × ${cpus()[0]?.model.trim() ?? 'unknown CPU'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, ${process.platform}`,
+      database: options.serverUrl ? 'Postgres (a fresh database per scenario on the given server)' : 'embedded PGlite (a fresh data directory per scenario)',
+      loadBefore: load,
+      loadAfter: loadavg(),
+      minutes,
+      command: `npm run bench -- ${process.argv.slice(2).join(' ')}`,
+    });
+    writeFileSync(file, withRecords(generated, existsSync(file) ? readFileSync(file, 'utf8') : null));
     process.stdout.write(`wrote ${file}\n`);
   }
   return failures.length > 0 ? 1 : 0;

@@ -1,4 +1,5 @@
-// BENCHMARKS.md from one `npm run bench -- all` run.
+// BENCHMARKS.md from one `npm run bench -- all` run: the run's table on top, and below it the
+// records written by hand (each work session's changes and what they measured), which a run keeps.
 import { markdownTable, type Comparison } from './report.js';
 
 export interface RunInfo {
@@ -32,9 +33,24 @@ export function benchmarksMarkdown(results: readonly Comparison[], failures: Rea
     `- Duration of the whole run: ${run.minutes.toFixed(1)} min`,
     `- Targets met: ${met} of ${results.length}`,
     '',
+    "Below the table and its notes: each work session's record of what it changed and measured,",
+    'newest first, written by hand. A run replaces everything above the first `## ` heading and',
+    'keeps the rest.',
+    '',
     markdownTable(results),
     '',
     ...(notes.length > 0 ? ['Notes:', '', ...notes, ''] : []),
     ...(failures.length > 0 ? ['Scenarios that failed in this run:', '', ...failures.map((f) => `- ${f.scenario}: ${f.error.split('\n')[0]}`), ''] : []),
   ].join('\n');
+}
+
+/**
+ * The new file: the run's part, then what the old file holds from its first `## ` heading on (the
+ * hand-written records). The run's part has no such heading of its own, so the records are found
+ * again by the next run.
+ */
+export function withRecords(generated: string, old: string | null): string {
+  if (old === null) return generated;
+  const at = old.search(/^## /m);
+  return at < 0 ? generated : `${generated}\n${old.slice(at)}`;
 }
