@@ -10,6 +10,24 @@ form('decodes + and percent escapes, later keys win', () => {
   assert.equal({ ...parseUrlEncoded('a=1+2&b=%C3%A9t%C3%A9&a=3&flag&empty=') }, { a: '3', b: 'été', flag: '', empty: '' });
 });
 
+form('pairs without `=` before and after one with it, empty pairs, `=` inside a value', () => {
+  assert.equal({ ...parseUrlEncoded('a&b&=e&&c=1=2&d&') }, { a: '', b: '', '': 'e', c: '1=2', d: '' });
+  assert.equal({ ...parseUrlEncoded('x=1&y') }, { x: '1', y: '' });
+  assert.equal({ ...parseUrlEncoded('') }, {});
+});
+
+form('parameters named like Object.prototype members are parameters like any other', () => {
+  const p = parseUrlEncoded('__proto__=x&constructor=y&toString=z');
+  assert.equal(Object.keys(p), ['__proto__', 'constructor', 'toString']);
+  assert.is(p['__proto__'], 'x');
+  assert.is(p.constructor as unknown, 'y');
+  assert.is(p.toString as unknown, 'z');
+  // Nothing inherited either: a name that was not sent reads as absent.
+  const q = parseUrlEncoded('a=1');
+  assert.is(q.constructor, undefined);
+  assert.is('hasOwnProperty' in q, false);
+});
+
 form('query first, body on top', () => {
   const { params } = parseParams('a=q&b=q', Buffer.from('b=body&c=body'), 'application/x-www-form-urlencoded; charset=utf-8');
   assert.equal({ ...params }, { a: 'q', b: 'body', c: 'body' });
