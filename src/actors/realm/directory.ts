@@ -20,6 +20,9 @@ export function normalizeHost(host: string | undefined): string | null {
 
 const stripPort = (h: string) => h.replace(/:\d+$/, '');
 
+/** Host headers whose organization a directory remembers. */
+export const MAX_RESOLVED_HOSTS = 1000;
+
 export interface NewRealm {
   readonly host: string;
   readonly url?: string | undefined;
@@ -32,6 +35,12 @@ export class RealmDirectory {
   /** The same realms once loaded, for synchronous walks (metrics). */
   private readonly ready = new Map<number, RealmHandle>();
   private readonly hosts = new Map<string, number>();
+  /**
+   * idForHost's answers by Host header as sent: normalizing a header and matching it took about
+   * 0.2 µs of every request. Emptied when `hosts` changes, and when it reaches
+   * MAX_RESOLVED_HOSTS headers (clients choose them).
+   */
+  private readonly resolved = new Map<string | undefined, number | undefined>();
   private readonly loadHooks: Array<(realm: RealmHandle) => void> = [];
 
   constructor(
@@ -42,6 +51,7 @@ export class RealmDirectory {
 
   async init(): Promise<void> {
     for (const r of await listRealms(this.services.db)) this.hosts.set(r.host, r.id);
+    this.resolved.clear();
   }
 
   /** Run for every realm when its actor starts (the event system attaches its queues). */
@@ -51,6 +61,11 @@ export class RealmDirectory {
 
   get count(): number {
     return this.hosts.size;
+  }
+
+  /** How many Host headers' answers are remembered (at most MAX_RESOLVED_HOSTS). */
+  get rememberedHosts(): number {
+    return this.resolved.size;
   }
 
   /** The organization served at this Host header, if any. */
@@ -71,6 +86,15 @@ export class RealmDirectory {
   }
 
   private idForHost(hostHeader: string | undefined): number | undefined {
+    const known = this.resolved.get(hostHeader);
+    if (known !== undefined || this.resolved.has(hostHeader)) return known;
+    if (this.resolved.size >= MAX_RESOLVED_HOSTS) this.resolved.clear();
+    const id = this.matchHost(hostHeader);
+    this.resolved.set(hostHeader, id);
+    return id;
+  }
+
+  private matchHost(hostHeader: string | undefined): number | undefined {
     const host = normalizeHost(hostHeader);
     if (host) {
       const exact = this.hosts.get(host);
@@ -134,6 +158,7 @@ export class RealmDirectory {
       return realm.id;
     });
     this.hosts.set(host, id);
+    this.resolved.clear();
     return this.get(id);
   }
 }
