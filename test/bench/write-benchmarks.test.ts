@@ -2,7 +2,7 @@
 // written by hand below it are kept, run after run.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { Comparison, Measurement } from '../../bench/report.js';
+import { ratioText, type Comparison, type Measurement } from '../../bench/report.js';
 import { benchmarksMarkdown, withRecords, type RunInfo } from '../../bench/write-benchmarks.js';
 
 const t = suite('BENCHMARKS.md');
@@ -52,6 +52,12 @@ t("a run's part has no `## ` heading, which is where the kept records begin", ()
   assert.match(generated, /^- typing: it broke$/m);
 });
 
+t('a ratio just under its bound does not print as the bound', () => {
+  assert.is(ratioText(0.3978), '0.398');
+  assert.is(ratioText(12.804), '12.80');
+  assert.match(run(0.3978), /\| 0\.398 \(req\/s\) \|/);
+});
+
 t('a new file holds the run alone', () => {
   assert.is(withRecords(run(0.45), null), run(0.45));
 });
@@ -61,7 +67,8 @@ t("the old file's table is replaced and its records are kept, run after run", ()
   assert.ok(first.startsWith(run(0.35)), 'the new table on top');
   assert.ok(first.endsWith(RECORDS), 'the records below it');
   assert.is(first.split('## Stop 2').length, 2, 'the records once');
-  assert.not.match(first, /0\.30 \(req\/s\)/, 'the old ratio is gone');
+  assert.not.match(first, /0\.300 \(req\/s\)/, 'the old ratio is gone');
+  assert.match(first, /0\.350 \(req\/s\)/, 'the new one');
   const second = withRecords(run(0.45), first);
   assert.is(second, `${run(0.45)}\n${RECORDS}`);
 });
