@@ -49,6 +49,9 @@ t('the remembered answers are bounded: clients choose the headers', async () => 
     assert.ok(server.app.realms.rememberedHosts <= MAX_RESOLVED_HOSTS, `${server.app.realms.rememberedHosts} remembered`);
   }
   assertSuccess(await me(first, first.host));
+  const before = server.app.realms.rememberedHosts;
+  assertError(await me(first, `${'x'.repeat(300)}.test`), 'Organization not registered', 404);
+  assert.is(server.app.realms.rememberedHosts, before, 'a header longer than a host name is not kept');
 });
 
 t.run();

@@ -22,6 +22,8 @@ const stripPort = (h: string) => h.replace(/:\d+$/, '');
 
 /** Host headers whose organization a directory remembers. */
 export const MAX_RESOLVED_HOSTS = 1000;
+/** A longer header is not remembered (a host name has at most 253 characters, and a port 6). */
+const MAX_REMEMBERED_HEADER = 260;
 
 export interface NewRealm {
   readonly host: string;
@@ -38,7 +40,7 @@ export class RealmDirectory {
   /**
    * idForHost's answers by Host header as sent: normalizing a header and matching it took about
    * 0.2 µs of every request. Emptied when `hosts` changes, and when it reaches
-   * MAX_RESOLVED_HOSTS headers (clients choose them).
+   * MAX_RESOLVED_HOSTS headers; no header longer than a host can be is kept (clients choose them).
    */
   private readonly resolved = new Map<string | undefined, number | undefined>();
   private readonly loadHooks: Array<(realm: RealmHandle) => void> = [];
@@ -88,9 +90,11 @@ export class RealmDirectory {
   private idForHost(hostHeader: string | undefined): number | undefined {
     const known = this.resolved.get(hostHeader);
     if (known !== undefined || this.resolved.has(hostHeader)) return known;
-    if (this.resolved.size >= MAX_RESOLVED_HOSTS) this.resolved.clear();
     const id = this.matchHost(hostHeader);
-    this.resolved.set(hostHeader, id);
+    if (hostHeader === undefined || hostHeader.length <= MAX_REMEMBERED_HEADER) {
+      if (this.resolved.size >= MAX_RESOLVED_HOSTS) this.resolved.clear();
+      this.resolved.set(hostHeader, id);
+    }
     return id;
   }
 
