@@ -5,7 +5,7 @@ import { usageOnly, type Comparison } from '../report.js';
 import { Inspector } from '../inspector.js';
 import { startParley, startReference, type Usage } from '../servers.js';
 import { now } from '../load/protocol.js';
-import { apiPost, gauge, HOST, mbPer, registerQueues, waitFor, type Context } from './common.js';
+import { apiPost, metric, HOST, mbPer, registerQueues, waitFor, type Context } from './common.js';
 
 const settle = () => new Promise((r) => setTimeout(r, 1000));
 
@@ -148,9 +148,9 @@ export async function capacity(ctx: Context): Promise<Comparison[]> {
         'message',
       );
       if (p.failed > 0) throw new Error(`capacity: ${p.failed} long-polls failed: ${p.firstError}\n${server.output().slice(-3000)}`);
-      await waitFor('Parley parked', async () => (await gauge(server.port, 'parley_parked_long_polls')) >= to, 120_000, 100);
+      await waitFor('Parley parked', async () => (await metric(server.port, 'parley_parked_long_polls')) >= to, 120_000, 100);
     });
-    held = await gauge(server.port, 'parley_parked_long_polls');
+    held = await metric(server.port, 'parley_parked_long_polls');
     usage = server.usage();
     // Held means held: none answered early.
     const early = await ctx.gens.collect();

@@ -306,10 +306,14 @@ export async function registerQueues(
   });
 }
 
-/** A gauge from Parley's GET /metrics (loopback may scrape it). */
-export async function gauge(port: number, name: string): Promise<number> {
+/**
+ * A series of Parley's GET /metrics (loopback may scrape it): the first of that name, or the one
+ * with exactly these labels (as Prometheus's text writes them: `a="1",b="2"`). NaN if none.
+ */
+export async function metric(port: number, name: string, labels?: string): Promise<number> {
   const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
-  const m = new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'm').exec(text);
+  const series = labels === undefined ? '(?:\\{[^}]*\\})?' : `\\{${labels.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}\\}`;
+  const m = new RegExp(`^${name}${series} (\\S+)$`, 'm').exec(text);
   return m ? Number(m[1]) : Number.NaN;
 }
 

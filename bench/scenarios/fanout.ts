@@ -6,7 +6,7 @@ import { latencyStats } from '../report.js';
 import { startParley, startReference, type Server } from '../servers.js';
 import { now } from '../load/protocol.js';
 import type { Seeded } from '../setup.js';
-import { apiPost, gauge, HOST, registerQueues, waitFor, withR3On, type Context } from './common.js';
+import { apiPost, metric, HOST, registerQueues, waitFor, withR3On, type Context } from './common.js';
 
 interface Rounds {
   /** Send → last delivery of each round, ms. */
@@ -254,7 +254,7 @@ async function parleyPhases(ctx: Context, withSockets: boolean): Promise<{ phase
           const p = await ctx.gens.park(server.port, HOST, 'events', clients(parkedBefore), 'message');
           if (p.failed > 0) throw new Error(`${longPolls.label}: ${p.failed} long-polls failed: ${p.firstError}`);
         },
-        held: () => gauge(server.port, 'parley_parked_long_polls'),
+        held: () => metric(server.port, 'parley_parked_long_polls'),
       };
       const sockets: Transport = {
         label: `Parley WebSocket N=${n}`,
@@ -265,7 +265,7 @@ async function parleyPhases(ctx: Context, withSockets: boolean): Promise<{ phase
           const p = await ctx.gens.park(server.port, HOST, 'ws', socketClients, 'message');
           if (p.failed > 0) throw new Error(`${sockets.label}: ${p.failed} sockets failed: ${p.firstError}`);
         },
-        held: () => gauge(server.port, 'parley_open_websockets'),
+        held: () => metric(server.port, 'parley_open_websockets'),
       };
       if (withSockets && n <= maxClientsInTurn(ctx)) {
         const [longPoll, socket] = await alternatingRounds(ctx, server, n, roundsFor(ctx, n), [longPolls, sockets], fire);

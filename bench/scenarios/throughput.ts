@@ -5,7 +5,7 @@ import type { LoopSummary } from '../load/generators.js';
 import { startParley, startReference, type Server } from '../servers.js';
 import type { Workspace } from '../setup.js';
 import { SEND_CONTENT } from '../refs/r3-send.js';
-import { HOST, measureLoops, r3Turns, registerQueues, waitFor, withR3On, type Context, type LoopOutcome, type LoopSide, type TurnSide } from './common.js';
+import { HOST, measureLoops, metric, r3Turns, registerQueues, waitFor, withR3On, type Context, type LoopOutcome, type LoopSide, type TurnSide } from './common.js';
 
 const R1_BODY = 'status=active&new_user_input=true&slim_presence=true&last_update_id=-1';
 
@@ -101,12 +101,14 @@ export async function typing(ctx: Context): Promise<Comparison[]> {
   const channelId = seeded.channels.typing!;
   const fanout = [members, 2, members, 2];
   const expected = (s: LoopSummary | null) => (s?.byIndex ?? []).reduce((sum, n, i) => sum + (n ?? 0) * fanout[i]!, 0);
+  let port = 0;
   const { ref, parley, more } = await againstR1(
     ctx,
     ws,
     'typing',
     clients,
     async (server) => {
+      port = server.port;
       // Channel typing goes only to clients that declare they show it.
       const queues = await registerQueues(ctx, server.port, seeded.users, ['typing'], { stream_typing_notifications: true });
       const parked = await ctx.gens.park(
@@ -144,17 +146,27 @@ export async function typing(ctx: Context): Promise<Comparison[]> {
         10_000,
         250,
       ).catch(() => undefined);
-      return { sent, got };
+      // How the events were batched: fewer, larger answers cost Parley less per event.
+      const answers = await metric(port, 'parley_http_requests_total', 'route="/api/v1/events",method="GET",status="200"');
+      return { sent, got, answers };
     },
   );
-  const { sent, got } = more;
+  const { sent, got, answers } = more;
   const ratio = parley.measurement.rate! / ref.rate!;
   return [
     {
       scenario: 'typing',
       variant: `${members}-subscriber topic + direct, ${clients} clients`,
       reference: ref,
-      parley: { who: 'Parley', ...parley.measurement, extra: { 'typing events delivered': `${got.toLocaleString('en-US')} of ${sent.toLocaleString('en-US')}`, ...parley.generators } },
+      parley: {
+        who: 'Parley',
+        ...parley.measurement,
+        extra: {
+          'typing events delivered': `${got.toLocaleString('en-US')} of ${sent.toLocaleString('en-US')}`,
+          'long-poll answers': `${answers.toLocaleString('en-US')} (${Math.round(got / answers).toLocaleString('en-US')} events each)`,
+          ...parley.generators,
+        },
+      },
       ratio,
       ratioOf: 'req/s',
       target: '≥ 0.40 × R1 req/s; every typing event delivered',

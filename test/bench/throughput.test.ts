@@ -20,6 +20,12 @@ t('typing reaches the parked queues of the topic and the direct conversation', a
   assert.ok(Number(m[2]!.replace(/,/g, '')) > 0, 'typing requests were counted');
   // Counted over both turns: what the requests of each turn should have reached, each event once.
   assert.is(m[1], m[2], 'every typing event of every turn arrived');
+  // The parked clients' answers, read from Parley's metrics, and the events each carried.
+  const a = /^([\d,]+) \(([\d,]+) events each\)$/.exec(cs[0]!.parley.extra['long-poll answers'] ?? '');
+  assert.ok(a, `long-poll answers are reported: ${cs[0]!.parley.extra['long-poll answers']}`);
+  const answers = Number(a[1]!.replace(/,/g, ''));
+  assert.ok(answers > 0, 'some long-polls were answered');
+  assert.is(Number(a[2]!.replace(/,/g, '')), Math.round(Number(m[1]!.replace(/,/g, '')) / answers));
 });
 
 t('send measures direct and channel sends against R3', async () => {
