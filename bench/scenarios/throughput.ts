@@ -16,7 +16,8 @@ function r1Side(label: string, server: Server, connections: number): LoopSide {
 
 /**
  * R1 and Parley (on `ws`) measured in alternating turns (measureLoops): `parleySide` prepares
- * Parley's side once R1 runs beside it, and `after` reads what it needs (while Parley still runs).
+ * Parley's side once R1 runs beside it, and `after` reads what it needs (while Parley still runs:
+ * its metrics among them).
  */
 async function againstR1<T>(
   ctx: Context,
@@ -24,14 +25,14 @@ async function againstR1<T>(
   label: string,
   connections: number,
   parleySide: (server: Server) => Promise<LoopSide>,
-  after: (outcome: LoopOutcome) => Promise<T>,
+  after: (outcome: LoopOutcome, server: Server) => Promise<T>,
 ): Promise<{ ref: Measurement; parley: LoopOutcome; more: T }> {
   const r1 = await startReference('r1-json');
   try {
     return await withParley(ctx, ws, async (server) => {
       const side = await parleySide(server);
       const [ref, parley] = await measureLoops(ctx, [r1Side(label, r1, connections), side], ctx.options.turns);
-      return { ref: { who: 'R1 bare uWS JSON', ...ref!.measurement, extra: ref!.generators }, parley: parley!, more: await after(parley!) };
+      return { ref: { who: 'R1 bare uWS JSON', ...ref!.measurement, extra: ref!.generators }, parley: parley!, more: await after(parley!, server) };
     });
   } finally {
     await r1.stop();
@@ -101,14 +102,12 @@ export async function typing(ctx: Context): Promise<Comparison[]> {
   const channelId = seeded.channels.typing!;
   const fanout = [members, 2, members, 2];
   const expected = (s: LoopSummary | null) => (s?.byIndex ?? []).reduce((sum, n, i) => sum + (n ?? 0) * fanout[i]!, 0);
-  let port = 0;
   const { ref, parley, more } = await againstR1(
     ctx,
     ws,
     'typing',
     clients,
     async (server) => {
-      port = server.port;
       // Channel typing goes only to clients that declare they show it.
       const queues = await registerQueues(ctx, server.port, seeded.users, ['typing'], { stream_typing_notifications: true });
       const parked = await ctx.gens.park(
@@ -133,7 +132,7 @@ export async function typing(ctx: Context): Promise<Comparison[]> {
       });
       return { label: 'typing Parley', server, connections };
     },
-    async (outcome) => {
+    async (outcome, server) => {
       // Every event of the warm-up and the measured turns, as the parked clients counted them.
       const sent = expected(outcome.warmup) + expected(outcome.summary);
       let got = 0;
@@ -147,7 +146,7 @@ export async function typing(ctx: Context): Promise<Comparison[]> {
         250,
       ).catch(() => undefined);
       // How the events were batched: fewer, larger answers cost Parley less per event.
-      const answers = await metric(port, 'parley_http_requests_total', 'route="/api/v1/events",method="GET",status="200"');
+      const answers = await metric(server.port, 'parley_http_requests_total', 'route="/api/v1/events",method="GET",status="200"');
       return { sent, got, answers };
     },
   );
