@@ -17,7 +17,7 @@ t.after.each(async () => {
   await server.close();
 });
 
-const me = (realm: TestRealm, host: string) => server.request('GET', '/api/v1/users/me', {}, { host, auth: realm.owner.auth });
+const me = (realm: TestRealm, host: string) => realm.owner.get('/api/v1/users/me', {}, { host });
 
 t('the only organization is served at any host, and no longer once a second one exists', async () => {
   const first = await server.createRealm();

@@ -4,6 +4,7 @@ import { errors } from '../../domain/errors.js';
 import { REALM_GROUP_SETTING_DEFAULTS, realmSettingsSchema } from '../../domain/realm-settings.js';
 import { createSystemGroups } from '../../store/groups.js';
 import { insertRealm, listRealms, updateRealmSettings, type RealmRow } from '../../store/realms.js';
+import { RecentlyUsed } from '../../recently-used.js';
 import type { Services } from '../../services.js';
 import { RealmEventStream } from '../realm-events.js';
 import { RealmHandle } from './actor.js';
@@ -20,7 +21,7 @@ export function normalizeHost(host: string | undefined): string | null {
 
 const stripPort = (h: string) => h.replace(/:\d+$/, '');
 
-/** Host headers whose organization a directory remembers. */
+/** Host headers whose organization a directory remembers, at most. */
 export const MAX_RESOLVED_HOSTS = 1000;
 /** A longer header is not remembered (a host name has at most 253 characters, and a port 6). */
 const MAX_REMEMBERED_HEADER = 260;
@@ -38,11 +39,12 @@ export class RealmDirectory {
   private readonly ready = new Map<number, RealmHandle>();
   private readonly hosts = new Map<string, number>();
   /**
-   * idForHost's answers by Host header as sent: normalizing a header and matching it took about
-   * 0.2 µs of every request. Emptied when `hosts` changes, and when it reaches
-   * MAX_RESOLVED_HOSTS headers; no header longer than a host can be is kept (clients choose them).
+   * idForHost's answers by Host header as sent (null: no organization): normalizing a header and
+   * matching it took about 0.2 µs of every request. Emptied when `hosts` changes. Clients choose
+   * the headers: the headers in use are kept, up to MAX_RESOLVED_HOSTS, and none longer than a
+   * host can be.
    */
-  private readonly resolved = new Map<string | undefined, number | undefined>();
+  private readonly resolved = new RecentlyUsed<string | undefined, number | null>(MAX_RESOLVED_HOSTS / 2);
   private readonly loadHooks: Array<(realm: RealmHandle) => void> = [];
 
   constructor(
@@ -89,12 +91,9 @@ export class RealmDirectory {
 
   private idForHost(hostHeader: string | undefined): number | undefined {
     const known = this.resolved.get(hostHeader);
-    if (known !== undefined || this.resolved.has(hostHeader)) return known;
+    if (known !== undefined) return known ?? undefined;
     const id = this.matchHost(hostHeader);
-    if (hostHeader === undefined || hostHeader.length <= MAX_REMEMBERED_HEADER) {
-      if (this.resolved.size >= MAX_RESOLVED_HOSTS) this.resolved.clear();
-      this.resolved.set(hostHeader, id);
-    }
+    if (hostHeader === undefined || hostHeader.length <= MAX_REMEMBERED_HEADER) this.resolved.set(hostHeader, id ?? null);
     return id;
   }
 

@@ -1,7 +1,7 @@
-// The cache of verified Authorization headers: bounded, and keeping what is in use.
+// A bounded cache keeping what is in use (verified Authorization headers, Host headers).
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { RecentlyUsed } from '../../src/http/auth.js';
+import { RecentlyUsed } from '../src/recently-used.js';
 
 const t = suite('recently used');
 
@@ -50,6 +50,17 @@ t('an entry not used for two generations is dropped', () => {
   assert.is(c.get('idle'), undefined);
   assert.is(c.get('a'), undefined);
   assert.is(c.get('d'), 5);
+});
+
+t('clear forgets both generations', () => {
+  const c = new RecentlyUsed<string, number>(2);
+  c.set('a', 1);
+  c.set('b', 2);
+  c.set('c', 3); // older: a, b; newer: c
+  c.clear();
+  assert.is(c.size, 0);
+  assert.is(c.get('a'), undefined);
+  assert.is(c.get('c'), undefined);
 });
 
 t.run();
