@@ -46,6 +46,7 @@ export const envSchema = z.object({
   QUEUE_FLUSH_INTERVAL_MS: int(10).default(2_000),
   QUEUE_SAVE_INTERVAL_MS: int(10).default(60_000),
   QUEUE_BUCKETS: int(1, 4096).default(64),
+  QUEUE_ANSWER_INTERVAL_MS: int(0, 1000).default(20),
   SOCKET_MAX_BACKPRESSURE_BYTES: int(1024).default(1024 * 1024),
   SOCKET_TICKET_TTL_SECONDS: int(1).default(60),
 
@@ -115,6 +116,11 @@ export interface Config {
     readonly saveIntervalMs: number;
     /** Hashed parent actors per realm for queue actors (DESIGN.md §3). */
     readonly buckets: number;
+    /**
+     * A long-poll is answered with events at most once per this many milliseconds (0: at once,
+     * always): events that come sooner after an answer wait for the rest of the interval.
+     */
+    readonly answerIntervalMs: number;
     readonly socketMaxBackpressureBytes: number;
     readonly socketTicketTtlSecs: number;
   };
@@ -206,6 +212,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       flushIntervalMs: e.QUEUE_FLUSH_INTERVAL_MS,
       saveIntervalMs: Math.max(e.QUEUE_SAVE_INTERVAL_MS, e.QUEUE_FLUSH_INTERVAL_MS),
       buckets: e.QUEUE_BUCKETS,
+      answerIntervalMs: e.QUEUE_ANSWER_INTERVAL_MS,
       socketMaxBackpressureBytes: e.SOCKET_MAX_BACKPRESSURE_BYTES,
       socketTicketTtlSecs: e.SOCKET_TICKET_TTL_SECONDS,
     },

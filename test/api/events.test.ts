@@ -320,6 +320,37 @@ consistency('user deactivated and reactivated', async () => {
   await expectConsistent(alice, () => realm.handle.ask('user.setActive', { userId: frank.id, active: true, actorId: null }), { types: ['realm_user'] });
 });
 
+// The answer interval itself is tested message by message in test/actors/queue-actor.test.ts;
+// here, that the setting reaches the queues.
+const paced = suite('GET /events with QUEUE_ANSWER_INTERVAL_MS');
+let pacedServer: TestServer;
+paced.before(async () => {
+  pacedServer = await startTestServer({ env: { QUEUE_ANSWER_INTERVAL_MS: '300', HEARTBEAT_MS: '60000' } });
+});
+paced.after(() => pacedServer.close());
+
+paced('events that come within the interval after an answer wait for its end, and go out together', async () => {
+  const r = await pacedServer.createRealm();
+  const [dana, eli] = [await r.createUser({ name: 'Dana' }), await r.createUser({ name: 'Eli' })];
+  const { queue_id } = await register(dana, { event_types: ['typing'] });
+  const typing = async (op: string) => assertSuccess(await eli.post('/api/v1/typing', { to: [dana.id], op }));
+  const parked = dana.get('/api/v1/events', { queue_id });
+  await new Promise((done) => setTimeout(done, 50));
+  // The first answer goes out after this moment, and the second 300 ms after the first.
+  const before = Date.now();
+  await typing('start');
+  const first = assertSuccess(await parked).events as Array<{ id: number; op: string }>;
+  assert.equal(first.map((e) => e.op), ['start']);
+  const next = dana.get('/api/v1/events', { queue_id, last_event_id: first[0]!.id });
+  await typing('stop');
+  await typing('start');
+  const second = assertSuccess(await next).events as Array<{ op: string }>;
+  assert.equal(second.map((e) => e.op), ['stop', 'start']);
+  const waited = Date.now() - before;
+  assert.ok(waited >= 300, `second answer ${waited} ms after the first event was sent`);
+});
+
 t.run();
 ev.run();
 consistency.run();
+paced.run();

@@ -1,9 +1,9 @@
 // One actor per event queue (`realm-7/qb-12/<queue id>`). It holds the events its client has not
 // acknowledged, the parked long-poll or the WebSocket of that client, and one deadline (on the
-// realm's shared timer, deadlines.ts): the next heartbeat while a poll is parked, else the idle
-// expiry. Handlers never await (the only await is the one-time restore from the log, which
-// precedes every other message in the mailbox); a parked poll is its Responder, which the actor
-// answers later (DESIGN.md §2–3).
+// realm's shared timer, deadlines.ts): while a poll is parked, the next heartbeat or the end of
+// the answer interval (answerDue), else the idle expiry. Handlers never await (the only await is
+// the one-time restore from the log, which precedes every other message in the mailbox); a
+// parked poll is its Responder, which the actor answers later (DESIGN.md §2–3).
 import type { Logger } from 'pino';
 import { ApiError, errors } from '../../domain/errors.js';
 import { eventMatchesNarrow } from '../../domain/event-narrow.js';
@@ -61,6 +61,8 @@ export interface QueueEnvironment {
   /** What contact seconds count from (see contactSecond): the registry's start. */
   readonly epochMs: number;
   readonly heartbeatMs: number;
+  /** The least time between two answers with events to a queue's long-polls (see answerDue). */
+  readonly answerIntervalMs: number;
   /** The queues' ticks, on one timer; due ones are sent a tick. */
   readonly deadlines: Deadlines<EventQueue>;
   readonly requestHeartbeat: (queue: EventQueue) => void;
@@ -69,6 +71,9 @@ export interface QueueEnvironment {
   readonly delivered: (count: number) => void;
   readonly log: Logger;
 }
+
+/** EventQueue.answered before the queue's first answer with events. */
+const NEVER = -1;
 
 const DIRTY = 1;
 const HEARTBEAT_REQUESTED = 2;
@@ -112,6 +117,8 @@ export class EventQueue implements ClientView, Scheduled, HangupListener {
   socketSent: number;
   /** Its place in the realm's deadlines (its next tick; a later deadline does not move it: the tick re-checks). */
   heapIndex = -1;
+  /** When a long-poll was last answered with events (see elapsedMs); NEVER before the first. */
+  answered = NEVER;
 
   constructor(
     readonly id: string,
@@ -294,7 +301,7 @@ function accept(q: EventQueue, events: readonly PublishedEvent[], cache: Present
     }
   }
   if (!added) return;
-  if (q.parked) answerParked(q);
+  if (q.parked && answerDue(q)) answerParked(q);
   if (q.socket) flushSocket(q);
 }
 
@@ -302,7 +309,7 @@ function poll(q: EventQueue, lastEventId: number, dontBlock: boolean, respond: R
   touch(q);
   acknowledge(q, lastEventId);
   if (q.parked) answerParked(q); // one parked poll per queue: the older one gets what there is
-  if (q.buffer.length > 0 || dontBlock || respond.gone) {
+  if ((q.buffer.length > 0 && answerDue(q)) || dontBlock || respond.gone) {
     respondWith(q, respond);
     return;
   }
@@ -325,7 +332,10 @@ function takeParked(q: EventQueue): Responder | null {
 }
 
 function respondWith(q: EventQueue, respond: Responder): void {
-  if (q.buffer.length > 0) q.env.delivered(q.buffer.length);
+  if (q.buffer.length > 0) {
+    q.env.delivered(q.buffer.length);
+    q.answered = elapsedMs(q.env);
+  }
   answerEvents(q, respond, q.buffer.slice());
 }
 
@@ -355,6 +365,34 @@ function flushSocket(q: EventQueue): void {
   q.socket!.send(eventsFrame(unsent));
 }
 
+/**
+ * Milliseconds since the registry's epoch, modulo 2^30: a small integer, which V8 keeps in the
+ * queue's field itself (a time in milliseconds would be boxed). Differences are taken modulo
+ * 2^30 too, so they are right for any two moments less than twelve days apart.
+ */
+const MS_MASK = 0x3fffffff;
+function elapsedMs(env: QueueEnvironment): number {
+  return (env.clock.now() - env.epochMs) & MS_MASK;
+}
+
+/**
+ * Whether the parked or arriving poll may be answered with the events buffered now. A queue is
+ * answered with events at most once per answerIntervalMs: under load a client re-polls as soon
+ * as it is answered, and each answer costs the server an HTTP exchange (and the client one)
+ * however few events it holds. Events that come sooner after an answer wait for the rest of the
+ * interval and go out together; a quiet queue is answered at once.
+ */
+function answerDue(q: EventQueue): boolean {
+  return q.answered === NEVER || ((elapsedMs(q.env) - q.answered) & MS_MASK) >= q.env.answerIntervalMs;
+}
+
+/** When answerDue turns true (epoch milliseconds). */
+function answerDueAt(q: EventQueue): number {
+  const now = q.env.clock.now();
+  if (answerDue(q)) return now;
+  return now + q.env.answerIntervalMs - ((elapsedMs(q.env) - q.answered) & MS_MASK);
+}
+
 function touch(q: EventQueue): void {
   q.lastContact = q.env.clock.now();
   q.dirty = true;
@@ -368,6 +406,10 @@ export function contactSecond(env: Pick<QueueEnvironment, 'epochMs'>, ms: number
 function tick(q: EventQueue): void {
   const now = q.env.clock.now();
   if (q.parked) {
+    if (q.buffer.length > 0 && answerDue(q)) {
+      answerParked(q);
+      return;
+    }
     if (!q.heartbeatRequested && now - q.lastContact >= q.env.heartbeatMs * 0.9) {
       q.heartbeatRequested = true;
       q.env.requestHeartbeat(q);
@@ -379,7 +421,8 @@ function tick(q: EventQueue): void {
 }
 
 /**
- * One deadline per queue: the next heartbeat while parked, else the idle expiry. A deadline
+ * One deadline per queue: while a poll is parked, the end of the answer interval if events wait
+ * for it (see answerDue), else the next heartbeat; else the idle expiry. A deadline
  * already set for an earlier moment is kept (its tick re-checks and sets the next), so the common
  * state changes of a busy queue cost no work on the realm's deadlines. The registry arms a new
  * queue's first deadline itself, before its actor has a message: a message to do it cost a
@@ -389,7 +432,9 @@ export function schedule(q: EventQueue): void {
   if (!q.alive) return;
   const now = q.env.clock.now();
   let at: number;
-  if (q.parked) {
+  if (q.parked && q.buffer.length > 0) {
+    at = answerDueAt(q); // events wait for the answer interval (see answerDue)
+  } else if (q.parked) {
     const jitter = 0.9 + Math.random() * 0.2;
     at = q.heartbeatRequested ? now + q.env.heartbeatMs : q.lastContact + q.env.heartbeatMs * jitter;
   } else if (q.socket) {

@@ -71,6 +71,7 @@ export class RealmQueues {
       clock: services.clock,
       epochMs: services.clock.now(),
       heartbeatMs: services.config.queues.heartbeatMs,
+      answerIntervalMs: services.config.queues.answerIntervalMs,
       deadlines: new Deadlines<EventQueue>(
         () => services.clock.now(),
         (q) => dispatch(q.ref, { kind: 'tick' }),

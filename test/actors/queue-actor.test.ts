@@ -1,0 +1,144 @@
+// A queue actor's long-poll answers, driven message by message on a manual clock (no actor
+// system): the answer interval (QUEUE_ANSWER_INTERVAL_MS).
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { pino } from 'pino';
+import { ManualClock } from '../../src/clock.js';
+import { NO_CAPABILITIES } from '../../src/domain/client-capabilities.js';
+import type { ApiError } from '../../src/domain/errors.js';
+import type { RealmLookup } from '../../src/domain/events/view.js';
+import type { PublishedEvent } from '../../src/actors/event-sequencer.js';
+import { Deadlines } from '../../src/actors/queues/deadlines.js';
+import { PresentationCache, type EventsJson } from '../../src/actors/queues/presentation.js';
+import { EventQueue, queueActor, type PollAnswer, type QueueEnvironment, type Responder } from '../../src/actors/queues/queue-actor.js';
+
+const INTERVAL = 20;
+
+const realm: RealmLookup = {
+  realm: { host: 'chat.example.com', settings: { empty_topic_display_name: 'general chat' } },
+  user: () => undefined,
+  canAccessUser: () => true,
+};
+
+/** A queue of user 1 that takes every event, on a manual clock that starts `sinceEpoch` ms after its registry's epoch. */
+function makeQueue(interval = INTERVAL, sinceEpoch = 0): { q: EventQueue; clock: ManualClock; deadlines: Deadlines<EventQueue> } {
+  const clock = new ManualClock();
+  // Its timer is never left to fire: a test reads the deadline and sends the tick itself.
+  const deadlines = new Deadlines<EventQueue>(() => Number.NEGATIVE_INFINITY, () => undefined);
+  const env: QueueEnvironment = {
+    realm: () => realm,
+    clock,
+    epochMs: clock.now() - sinceEpoch,
+    heartbeatMs: 60_000,
+    answerIntervalMs: interval,
+    deadlines,
+    requestHeartbeat: () => undefined,
+    ended: () => undefined,
+    delivered: () => undefined,
+    log: pino({ level: 'silent' }),
+  };
+  const descriptor = { eventTypes: null, narrow: [], allPublicStreams: false, capabilities: NO_CAPABILITIES, applyMarkdown: true, clientExtavatar: false };
+  const q = new EventQueue('q1', 1, descriptor, 600, 0, 0, clock.now(), env);
+  return { q, clock, deadlines };
+}
+
+/** A long-poll: what it was answered (the events' ids), or null while it waits. */
+class Poll implements Responder {
+  gone = false;
+  ids: number[] | null = null;
+  listen(): void {}
+  answer(out: PollAnswer | ApiError): void {
+    assert.is(this.ids, null, 'answered once');
+    const events = (out as PollAnswer).events as EventsJson;
+    const bytes = Buffer.alloc(events.byteLength);
+    events.write(bytes, 0);
+    this.ids = (JSON.parse(bytes.toString()) as { id: number }[]).map((e) => e.id);
+  }
+}
+
+const event = (id: number): PublishedEvent => ({ id, type: 'alert_words', payload: { alert_words: [] }, userIds: [1], persisted: false });
+const deliver = (q: EventQueue, ...ids: number[]) => queueActor(q, { kind: 'deliver', events: ids.map(event), cache: new PresentationCache() });
+function poll(q: EventQueue, lastEventId: number, dontBlock = false): Poll {
+  const p = new Poll();
+  queueActor(q, { kind: 'poll', lastEventId, dontBlock, respond: p });
+  return p;
+}
+
+const t = suite('queue actor answers');
+
+t('a quiet queue is answered at once; events within the interval wait for its end and go out together', () => {
+  const { q, clock, deadlines } = makeQueue();
+  const first = poll(q, 0);
+  assert.is(first.ids, null, 'parked');
+  deliver(q, 1);
+  assert.equal(first.ids, [1]);
+  const answeredAt = clock.now();
+
+  const second = poll(q, 1);
+  clock.advance(5);
+  deliver(q, 2);
+  deliver(q, 3);
+  assert.is(second.ids, null, 'events within the interval wait');
+  assert.is(deadlines.deadlineOf(q), answeredAt + INTERVAL, 'the tick is due when the interval ends');
+
+  clock.advance(INTERVAL - 6);
+  queueActor(q, { kind: 'tick' });
+  assert.is(second.ids, null, 'not before the interval ends');
+  clock.advance(1);
+  queueActor(q, { kind: 'tick' });
+  assert.equal(second.ids, [2, 3]);
+});
+
+t('a poll that finds events waiting within the interval waits for its end', () => {
+  const { q, clock, deadlines } = makeQueue();
+  deliver(q, 1);
+  assert.equal(poll(q, 0).ids, [1], 'events already there: answered at once');
+  const answeredAt = clock.now();
+  deliver(q, 2); // while the client re-polls
+  clock.advance(3);
+  const next = poll(q, 1);
+  assert.is(next.ids, null);
+  assert.is(deadlines.deadlineOf(q), answeredAt + INTERVAL);
+  clock.advance(INTERVAL);
+  queueActor(q, { kind: 'tick' });
+  assert.equal(next.ids, [2]);
+});
+
+t('once the interval has passed, events go out at once again', () => {
+  const { q, clock } = makeQueue();
+  deliver(q, 1);
+  assert.equal(poll(q, 0).ids, [1]);
+  clock.advance(INTERVAL);
+  const next = poll(q, 1);
+  deliver(q, 2);
+  assert.equal(next.ids, [2]);
+});
+
+t('dont_block polls, and an interval of 0, are answered at once', () => {
+  const paced = makeQueue();
+  deliver(paced.q, 1);
+  assert.equal(poll(paced.q, 0).ids, [1]);
+  deliver(paced.q, 2);
+  assert.equal(poll(paced.q, 1, true).ids, [2]);
+
+  const unpaced = makeQueue(0);
+  deliver(unpaced.q, 1);
+  assert.equal(poll(unpaced.q, 0).ids, [1]);
+  deliver(unpaced.q, 2);
+  assert.equal(poll(unpaced.q, 1).ids, [2]);
+});
+
+t('the interval is measured across the wrap of the queue clock (2^30 ms after the epoch)', () => {
+  const { q, clock } = makeQueue(INTERVAL, 2 ** 30 - 5);
+  deliver(q, 1);
+  assert.equal(poll(q, 0).ids, [1]);
+  const next = poll(q, 1);
+  clock.advance(INTERVAL - 1);
+  deliver(q, 2);
+  assert.is(next.ids, null, 'still within the interval');
+  clock.advance(1);
+  queueActor(q, { kind: 'tick' });
+  assert.equal(next.ids, [2]);
+});
+
+t.run();
