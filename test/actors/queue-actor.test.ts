@@ -1,5 +1,5 @@
 // A queue actor's long-poll answers, driven message by message on a manual clock (no actor
-// system): the answer interval (QUEUE_ANSWER_INTERVAL_MS).
+// system): the answer interval (QUEUE_ANSWER_INTERVAL_MS) and deliveries joined while they wait.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { pino } from 'pino';
@@ -10,7 +10,7 @@ import type { RealmLookup } from '../../src/domain/events/view.js';
 import type { PublishedEvent } from '../../src/actors/event-sequencer.js';
 import { Deadlines } from '../../src/actors/queues/deadlines.js';
 import { PresentationCache, type EventsJson } from '../../src/actors/queues/presentation.js';
-import { EventQueue, queueActor, type PollAnswer, type QueueEnvironment, type Responder } from '../../src/actors/queues/queue-actor.js';
+import { Delivery, EventQueue, queueActor, type PollAnswer, type QueueEnvironment, type Responder } from '../../src/actors/queues/queue-actor.js';
 
 const INTERVAL = 20;
 
@@ -57,7 +57,7 @@ class Poll implements Responder {
 }
 
 const event = (id: number): PublishedEvent => ({ id, type: 'alert_words', payload: { alert_words: [] }, userIds: [1], persisted: false });
-const deliver = (q: EventQueue, ...ids: number[]) => queueActor(q, { kind: 'deliver', events: ids.map(event), cache: new PresentationCache() });
+const deliver = (q: EventQueue, ...ids: number[]) => queueActor(q, new Delivery(ids.map(event), new PresentationCache()));
 function poll(q: EventQueue, lastEventId: number, dontBlock = false): Poll {
   const p = new Poll();
   queueActor(q, { kind: 'poll', lastEventId, dontBlock, respond: p });
@@ -139,6 +139,18 @@ t('the interval is measured across the wrap of the queue clock (2^30 ms after th
   clock.advance(1);
   queueActor(q, { kind: 'tick' });
   assert.equal(next.ids, [2]);
+});
+
+t('deliveries joined while the first waits are read in order, as one answer', () => {
+  const { q } = makeQueue();
+  const parked = poll(q, 0);
+  const message = new Delivery([event(1), event(2)], new PresentationCache());
+  message.join(new Delivery([event(3)], new PresentationCache()));
+  message.join(new Delivery([event(2), event(4)], new PresentationCache())); // 2 again: seen, skipped
+  q.inbox = message;
+  queueActor(q, message);
+  assert.equal(parked.ids, [1, 2, 3, 4]);
+  assert.is(q.inbox, null, 'read: later events need a message of their own');
 });
 
 t.run();

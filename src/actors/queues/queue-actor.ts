@@ -45,7 +45,7 @@ export type EndReason = 'deleted' | 'expired' | 'deactivated' | 'shutdown' | 'un
 
 export type QueueMsg =
   | { readonly kind: 'restore'; readonly load: () => Promise<readonly PublishedEvent[]> }
-  | { readonly kind: 'deliver'; readonly events: readonly PublishedEvent[]; readonly cache: PresentationCache }
+  | Delivery
   | { readonly kind: 'poll'; readonly lastEventId: number; readonly dontBlock: boolean; readonly respond: Responder }
   | { readonly kind: 'abandon'; readonly respond: Responder }
   | { readonly kind: 'tick' }
@@ -53,6 +53,32 @@ export type QueueMsg =
   | { readonly kind: 'detach'; readonly socket: QueueSocket }
   | { readonly kind: 'ack'; readonly lastEventId: number }
   | { readonly kind: 'end'; readonly reason: EndReason; readonly done?: () => void };
+
+/**
+ * Released events for one queue: one actor message however many hand-overs add to it before the
+ * actor reads it. Each message costs its actor a turn of the event loop (an immediate and a
+ * context); under load most queues still had the previous hand-over's message waiting when the
+ * next came. Each part keeps the presentation cache of its own hand-over, which the other queues
+ * given those events share.
+ */
+export class Delivery {
+  readonly kind = 'deliver';
+  /** The part handed over after this one, joined while the message waited. */
+  next: Delivery | null = null;
+  /** The last part (the message's own field; each joined part's is unused). */
+  private last: Delivery = this;
+
+  constructor(
+    readonly events: readonly PublishedEvent[],
+    readonly cache: PresentationCache,
+  ) {}
+
+  /** Add later events to this message, which its actor has not read yet. */
+  join(later: Delivery): void {
+    this.last.next = later;
+    this.last = later;
+  }
+}
 
 /** What queue actors of one organization share. */
 export interface QueueEnvironment {
@@ -119,6 +145,8 @@ export class EventQueue implements ClientView, Scheduled, HangupListener {
   heapIndex = -1;
   /** When a long-poll was last answered with events (see elapsedMs); NEVER before the first. */
   answered = NEVER;
+  /** The delivery sent to its actor and not read yet, which later events join (see Delivery). */
+  inbox: Delivery | null = null;
 
   constructor(
     readonly id: string,
@@ -205,6 +233,8 @@ function closeEnded(queue: EventQueue, socket: QueueSocket): void {
  * finishes a message whose handler returns a state without a promise and its microtasks.
  */
 export function queueActor(q: EventQueue, msg: QueueMsg): EventQueue | Promise<EventQueue> {
+  // Read now: events released from here on need a message of their own.
+  if (msg === q.inbox) q.inbox = null;
   if (!q.alive) {
     if (msg.kind === 'poll') msg.respond.answer(endedError(q));
     if (msg.kind === 'attach') closeEnded(q, msg.socket);
@@ -215,7 +245,7 @@ export function queueActor(q: EventQueue, msg: QueueMsg): EventQueue | Promise<E
     case 'restore':
       return restore(q, msg.load);
     case 'deliver':
-      accept(q, msg.events, msg.cache);
+      accept(q, msg);
       break;
     case 'poll':
       poll(q, msg.lastEventId, msg.dontBlock, msg.respond);
@@ -261,7 +291,7 @@ export function queueActor(q: EventQueue, msg: QueueMsg): EventQueue | Promise<E
 
 async function restore(q: EventQueue, load: () => Promise<readonly PublishedEvent[]>): Promise<EventQueue> {
   try {
-    accept(q, await load(), new PresentationCache());
+    accept(q, new Delivery(await load(), new PresentationCache()));
   } catch (err) {
     // Serving the queue without the events it could not read would lose them: drop it from
     // memory instead (its row stays), and let the next request restore it again.
@@ -281,10 +311,21 @@ function variantOf(q: EventQueue): string {
   return v;
 }
 
-/** Filter, present and buffer published events; wake the parked poll or push to the socket. */
-function accept(q: EventQueue, events: readonly PublishedEvent[], cache: PresentationCache): void {
+/** Filter, present and buffer the events of every part; wake the parked poll or push to the socket. */
+function accept(q: EventQueue, delivery: Delivery): void {
   const realm = q.env.realm();
   const variant = variantOf(q);
+  let added = false;
+  for (let part: Delivery | null = delivery; part !== null; part = part.next) {
+    if (buffer(q, part.events, part.cache, realm, variant)) added = true;
+  }
+  if (!added) return;
+  if (q.parked && answerDue(q)) answerParked(q);
+  if (q.socket) flushSocket(q);
+}
+
+/** Buffer what the queue's client wants of these events; whether any was. */
+function buffer(q: EventQueue, events: readonly PublishedEvent[], cache: PresentationCache, realm: RealmLookup, variant: string): boolean {
   const { narrow } = q.descriptor;
   const emptyTopicName = realm.realm.settings.empty_topic_display_name;
   let added = false;
@@ -300,9 +341,7 @@ function accept(q: EventQueue, events: readonly PublishedEvent[], cache: Present
       added = true;
     }
   }
-  if (!added) return;
-  if (q.parked && answerDue(q)) answerParked(q);
-  if (q.socket) flushSocket(q);
+  return added;
 }
 
 function poll(q: EventQueue, lastEventId: number, dontBlock: boolean, respond: Responder): void {

@@ -13,7 +13,7 @@ import { errors } from '../../domain/errors.js';
 import { Deadlines } from './deadlines.js';
 import { parseDescriptor, sharedDescriptor, type QueueDescriptor } from './descriptor.js';
 import { PresentationCache } from './presentation.js';
-import { endedError, EventQueue, queueActor, schedule, type EndReason, type QueueEnvironment, type QueueMsg, type QueueSocket, type Responder } from './queue-actor.js';
+import { Delivery, endedError, EventQueue, queueActor, schedule, type EndReason, type QueueEnvironment, type QueueMsg, type QueueSocket, type Responder } from './queue-actor.js';
 import { QueueRows } from './queue-rows.js';
 
 const toPublished = (r: LoggedEventRow): PublishedEvent => ({
@@ -132,7 +132,10 @@ export class RealmQueues {
     dispatch(queue.ref, msg);
   }
 
-  /** Send events to every queue that may receive them, one message per queue. */
+  /**
+   * Send events to every queue that may receive them: one message per queue, or a part joined to
+   * the message its actor has not read yet.
+   */
   private dispatchAll(events: readonly PublishedEvent[]): void {
     const batches = new Map<EventQueue, PublishedEvent[]>();
     const add = (q: EventQueue, e: PublishedEvent) => {
@@ -159,7 +162,14 @@ export class RealmQueues {
       if (e.publicChannelId !== null && e.publicChannelId !== undefined) for (const q of this.allPublic) add(q, e);
     }
     const cache = new PresentationCache();
-    for (const [q, es] of batches) dispatch(q.ref, { kind: 'deliver', events: es, cache });
+    for (const [q, es] of batches) {
+      const delivery = new Delivery(es, cache);
+      if (q.inbox !== null) q.inbox.join(delivery);
+      else {
+        q.inbox = delivery;
+        dispatch(q.ref, delivery);
+      }
+    }
   }
 
   /**
