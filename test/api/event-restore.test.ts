@@ -1,9 +1,6 @@
 // Queues rebuilt from their descriptor and the event log by a fresh process on the same database,
 // downtime credited to idle clocks, log trimming, and the register/events race.
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { pino } from 'pino';
 import { sql } from 'slonik';
 import { suite } from 'uvu';
@@ -21,6 +18,7 @@ import { assertError, assertSuccess } from '../helpers/assert.js';
 import { drainEvents } from '../helpers/consistency.js';
 import { within } from '../helpers/load-clients.js';
 import { startTestServer, TestServer, type TestRealm, type TestUser } from '../helpers/server.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 let server: TestServer;
 let realm: TestRealm;
@@ -29,7 +27,7 @@ const secret = secretFromBase64(newServerSecret());
 
 /** A second process image on the same database (what a restart after a crash looks like). */
 async function secondApp(pool = server.db.pool, appSecret = secret, clock?: Clock): Promise<{ app: App; server: TestServer }> {
-  const config = parseConfig({ DATA_DIR: mkdtempSync(join(tmpdir(), 'parley-restore-')), LOG_LEVEL: 'silent', QUEUE_FLUSH_INTERVAL_MS: '3600000' });
+  const config = parseConfig({ DATA_DIR: tempDir('parley-restore-'), LOG_LEVEL: 'silent', QUEUE_FLUSH_INTERVAL_MS: '3600000' });
   const app = await createApp({ config, log: pino({ level: 'silent' }), database: { ...server.db, pool }, secret: appSecret, ...(clock ? { clock } : {}) });
   return { app, server: new TestServer(app, createDispatcher(app, { api: apiRoutes, site: siteRoutes }), server.db, server.clock) };
 }
@@ -412,7 +410,7 @@ saves('a changed queue is written at its turn, once per round of turns; all of t
 
 saves('the save interval is never below the flush interval (one turn, every flush)', () => {
   const parse = (save: string) =>
-    parseConfig({ DATA_DIR: mkdtempSync(join(tmpdir(), 'parley-saves-')), QUEUE_FLUSH_INTERVAL_MS: '5000', QUEUE_SAVE_INTERVAL_MS: save }).queues.saveIntervalMs;
+    parseConfig({ DATA_DIR: tempDir('parley-saves-'), QUEUE_FLUSH_INTERVAL_MS: '5000', QUEUE_SAVE_INTERVAL_MS: save }).queues.saveIntervalMs;
   assert.is(parse('1000'), 5000);
   assert.is(parse('60000'), 60_000);
 });

@@ -1,14 +1,14 @@
 // The management CLI: every command, machine-readable output, bad input, and the same commands
 // against a running server (they go through its admin socket and take effect at once).
-import { mkdtempSync, readFileSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { openEmptyDatabase, serverUrl, type TestDatabase } from '../helpers/database.js';
 import { httpRequest, runCli, startServerProcess, type CliResult } from '../helpers/process.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
-const dataDir = mkdtempSync(join(tmpdir(), 'parley-cli-'));
+const dataDir = tempDir('parley-cli-');
 let env: Record<string, string>;
 let db: TestDatabase | null = null;
 

@@ -1,8 +1,5 @@
 // An in-process Parley for tests: the real App and dispatch() on a fresh database, with helpers
 // to create organizations and users and to call the API as them (no sockets).
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { pino } from 'pino';
 import { createApp, type App } from '../../src/app.js';
 import type { RealmHandle } from '../../src/actors/realm/actor.js';
@@ -18,6 +15,7 @@ import { createDispatcher, Exchange, type ApiRequest, type ApiResponse, type Dis
 import { apiRoutes, siteRoutes } from '../../src/http/routes.js';
 import type { RouteTable } from '../../src/http/router.js';
 import { openTestDatabase, type TestDatabase } from './database.js';
+import { tempDir } from './temp-dir.js';
 
 export type ParamValue = string | number | boolean | null | readonly unknown[] | Record<string, unknown>;
 export type Params = Record<string, ParamValue | undefined>;
@@ -218,7 +216,7 @@ export interface StartOptions {
 export async function startTestServer(o: StartOptions = {}): Promise<TestServer> {
   const db = await openTestDatabase();
   const config = parseConfig({
-    DATA_DIR: mkdtempSync(join(tmpdir(), 'parley-test-')),
+    DATA_DIR: tempDir('parley-test-'),
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     // Tests drive many requests from one user and one address; the rate-limit tests turn them on.
     RATE_LIMIT_USER_PER_MINUTE: '0',

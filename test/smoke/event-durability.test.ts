@@ -2,17 +2,15 @@
 // restarted, and the client resumes with its last_event_id: every event after it arrives exactly
 // once, in increasing id order. A graceful stop (SIGTERM) answers parked polls, closes WebSockets
 // with 1001, saves every queue's cursor and exits within 10 s; clients then resume without loss.
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { openEmptyDatabase, serverUrl, type TestDatabase } from '../helpers/database.js';
 import WebSocket from 'ws';
 import { within } from '../helpers/load-clients.js';
 import { httpRequest, runCli, startServerProcess, type RunningServer } from '../helpers/process.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
-const dataDir = mkdtempSync(join(tmpdir(), 'parley-durable-'));
+const dataDir = tempDir('parley-durable-');
 let env: Record<string, string>;
 let db: TestDatabase | null = null;
 let server: RunningServer;

@@ -1,15 +1,15 @@
 // Boots the real server binary on a free port, as `npm start` does, and talks HTTP to it: the
 // first start creates the organization and prints the owner's credentials; curl-style calls work;
 // SIGTERM stops it cleanly; a second start keeps every row.
-import { mkdtempSync, readFileSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { openEmptyDatabase, serverUrl, type TestDatabase } from '../helpers/database.js';
 import { SERVER_ENV, startServerProcess, type RunningServer } from '../helpers/process.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
-const dataDir = mkdtempSync(join(tmpdir(), 'parley-smoke-'));
+const dataDir = tempDir('parley-smoke-');
 let env: Record<string, string>;
 let db: TestDatabase | null = null;
 let server: RunningServer;

@@ -1,7 +1,6 @@
 // Migrations: applied in order on an empty database, idempotent on re-run, and refusing a
 // history that was edited or that this version does not know.
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { sql } from 'slonik';
 import { suite } from 'uvu';
@@ -10,6 +9,7 @@ import { z } from 'zod';
 import { currentVersion, loadMigrations, migrate } from '../../src/store/migrate.js';
 import { splitStatements } from '../../src/store/sql-split.js';
 import { openEmptyDatabase, type TestDatabase } from '../helpers/database.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 const split = suite('statement splitter');
 
@@ -44,11 +44,11 @@ files('the shipped migrations are numbered and unique', () => {
 });
 
 files('bad file names and duplicate versions are refused', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'parley-mig-'));
+  const dir = tempDir('parley-mig-');
   writeFileSync(join(dir, '001_a.sql'), 'SELECT 1;');
   writeFileSync(join(dir, '001_b.sql'), 'SELECT 2;');
   assert.throws(() => loadMigrations(dir), /Two migrations share version 1/);
-  const dir2 = mkdtempSync(join(tmpdir(), 'parley-mig-'));
+  const dir2 = tempDir('parley-mig-');
   writeFileSync(join(dir2, 'create_things.sql'), 'SELECT 1;');
   assert.throws(() => loadMigrations(dir2), /must look like 001_name\.sql/);
 });
