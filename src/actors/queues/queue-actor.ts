@@ -143,7 +143,7 @@ export class EventQueue implements ClientView, Scheduled, HangupListener {
   socketSent: number;
   /** Its place in the realm's deadlines (its next tick; a later deadline does not move it: the tick re-checks). */
   heapIndex = -1;
-  /** When a long-poll was last answered with events (see elapsedMs); NEVER before the first. */
+  /** When a long-poll was last answered with events (see queueMs); NEVER before the first. */
   answered = NEVER;
   /** The delivery sent to its actor and not read yet, which later events join (see Delivery). */
   inbox: Delivery | null = null;
@@ -373,7 +373,7 @@ function takeParked(q: EventQueue): Responder | null {
 function respondWith(q: EventQueue, respond: Responder): void {
   if (q.buffer.length > 0) {
     q.env.delivered(q.buffer.length);
-    q.answered = elapsedMs(q.env);
+    q.answered = queueMs(q.env, q.env.clock.now());
   }
   answerEvents(q, respond, q.buffer.slice());
 }
@@ -405,13 +405,18 @@ function flushSocket(q: EventQueue): void {
 }
 
 /**
- * Milliseconds since the registry's epoch, modulo 2^30: a small integer, which V8 keeps in the
- * queue's field itself (a time in milliseconds would be boxed). Differences are taken modulo
- * 2^30 too, so they are right for any two moments less than twelve days apart.
+ * A moment as milliseconds since the registry's epoch, modulo 2^30: a small integer, which V8
+ * keeps in the queue's field itself (a time in milliseconds would be boxed). Differences are
+ * taken modulo 2^30 too, so they are right for any two moments less than twelve days apart.
  */
 const MS_MASK = 0x3fffffff;
-function elapsedMs(env: QueueEnvironment): number {
-  return (env.clock.now() - env.epochMs) & MS_MASK;
+function queueMs(env: QueueEnvironment, now: number): number {
+  return (now - env.epochMs) & MS_MASK;
+}
+
+/** Milliseconds from the queue's last answer with events to `now`; Infinity before its first. */
+function sinceAnswer(q: EventQueue, now: number): number {
+  return q.answered === NEVER ? Infinity : (queueMs(q.env, now) - q.answered) & MS_MASK;
 }
 
 /**
@@ -421,15 +426,13 @@ function elapsedMs(env: QueueEnvironment): number {
  * however few events it holds. Events that come sooner after an answer wait for the rest of the
  * interval and go out together; a quiet queue is answered at once.
  */
-function answerDue(q: EventQueue): boolean {
-  return q.answered === NEVER || ((elapsedMs(q.env) - q.answered) & MS_MASK) >= q.env.answerIntervalMs;
+function answerDue(q: EventQueue, now = q.env.clock.now()): boolean {
+  return sinceAnswer(q, now) >= q.env.answerIntervalMs;
 }
 
-/** When answerDue turns true (epoch milliseconds). */
-function answerDueAt(q: EventQueue): number {
-  const now = q.env.clock.now();
-  if (answerDue(q)) return now;
-  return now + q.env.answerIntervalMs - ((elapsedMs(q.env) - q.answered) & MS_MASK);
+/** When answerDue turns true (epoch milliseconds; `now` if it is). */
+function answerDueAt(q: EventQueue, now: number): number {
+  return now + Math.max(0, q.env.answerIntervalMs - sinceAnswer(q, now));
 }
 
 function touch(q: EventQueue): void {
@@ -445,7 +448,7 @@ export function contactSecond(env: Pick<QueueEnvironment, 'epochMs'>, ms: number
 function tick(q: EventQueue): void {
   const now = q.env.clock.now();
   if (q.parked) {
-    if (q.buffer.length > 0 && answerDue(q)) {
+    if (q.buffer.length > 0 && answerDue(q, now)) {
       answerParked(q);
       return;
     }
@@ -472,7 +475,7 @@ export function schedule(q: EventQueue): void {
   const now = q.env.clock.now();
   let at: number;
   if (q.parked && q.buffer.length > 0) {
-    at = answerDueAt(q); // events wait for the answer interval (see answerDue)
+    at = answerDueAt(q, now); // events wait for the answer interval (see answerDue)
   } else if (q.parked) {
     const jitter = 0.9 + Math.random() * 0.2;
     at = q.heartbeatRequested ? now + q.env.heartbeatMs : q.lastContact + q.env.heartbeatMs * jitter;
