@@ -23,7 +23,8 @@ const realm: RealmLookup = {
 /** A queue of user 1 that takes every event, on a manual clock that starts `sinceEpoch` ms after its registry's epoch. */
 function makeQueue(interval = INTERVAL, sinceEpoch = 0): { q: EventQueue; clock: ManualClock; deadlines: Deadlines<EventQueue> } {
   const clock = new ManualClock();
-  // Its timer is never left to fire: a test reads the deadline and sends the tick itself.
+  // Its clock reads -Infinity, so its timer is armed for the longest delay Node allows (unref'd,
+  // it never fires here): a test reads the deadline and sends the tick itself.
   const deadlines = new Deadlines<EventQueue>(() => Number.NEGATIVE_INFINITY, () => undefined);
   const env: QueueEnvironment = {
     realm: () => realm,
