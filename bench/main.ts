@@ -45,6 +45,8 @@ options:
   --generators G     load-generator processes (default: enough for 5,000 connections each, at least 2)
   --cpu-prof DIR     write Parley's CPU profile (node --cpu-prof) into DIR
   --heap-prof DIR    write Parley's sampled allocation profile (node --heap-prof) into DIR
+  --server-env K=V   a setting (environment variable) for every Parley the scenarios start,
+                     e.g. QUEUE_ANSWER_INTERVAL_MS=10; repeatable; a scenario's own settings win
   --smoke            tiny sizes and 1-second loops: proves a scenario runs, measures nothing
   --out FILE         with all: where to write (default BENCHMARKS.md in the repository)`;
 
@@ -115,6 +117,17 @@ export async function runScenarios(
   return out;
 }
 
+/** `--server-env` values (`NAME=VALUE`, the value may be empty or hold `=`) as an environment; a later NAME wins. */
+export function parseServerEnv(items: readonly string[]): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const item of items) {
+    const m = /^([A-Z][A-Z0-9_]*)=(.*)$/s.exec(item);
+    if (!m) throw new Error(`--server-env wants NAME=VALUE, with NAME in capitals as in README's configuration: ${JSON.stringify(item)}`);
+    env[m[1]!] = m[2]!;
+  }
+  return env;
+}
+
 function commit(): string {
   try {
     return execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
@@ -138,6 +151,7 @@ async function main(): Promise<number> {
       generators: { type: 'string' },
       'cpu-prof': { type: 'string' },
       'heap-prof': { type: 'string' },
+      'server-env': { type: 'string', multiple: true },
       smoke: { type: 'boolean' },
       out: { type: 'string' },
       help: { type: 'boolean' },
@@ -165,6 +179,7 @@ async function main(): Promise<number> {
     profile: { cpuDir: values['cpu-prof'], heapDir: values['heap-prof'] },
     concurrency: values.concurrency === undefined ? undefined : num(values.concurrency, 1),
     sizes,
+    serverEnv: parseServerEnv(values['server-env'] ?? []),
     quiet: false,
   };
   for (const dir of [options.profile.cpuDir, options.profile.heapDir]) if (dir) mkdirSync(dir, { recursive: true });
@@ -174,8 +189,11 @@ async function main(): Promise<number> {
   const started = new Date();
   const load = loadavg();
   const measuredCommit = commit();
+  const settings = Object.entries(options.serverEnv)
+    .map(([k, v]) => `, Parley with ${k}=${v}`)
+    .join('');
   process.stderr.write(
-    `Parley benchmarks: ${names.join(', ')} on ${options.serverUrl ? 'Postgres' : 'embedded PGlite'}, ${generators} load generators, load average ${load.map((l) => l.toFixed(2)).join(' ')}\n`,
+    `Parley benchmarks: ${names.join(', ')} on ${options.serverUrl ? 'Postgres' : 'embedded PGlite'}, ${generators} load generators, load average ${load.map((l) => l.toFixed(2)).join(' ')}${settings}\n`,
   );
   ensureFreshServerBin();
   const failures: Failure[] = [];

@@ -3,9 +3,9 @@
 // answer within 2 s of the process starting, against a bare uWS process's start.
 import { usageOnly, type Comparison } from '../report.js';
 import { Inspector } from '../inspector.js';
-import { startParley, startReference, type Usage } from '../servers.js';
+import { startReference, type Usage } from '../servers.js';
 import { now } from '../load/protocol.js';
-import { apiPost, metric, HOST, mbPer, registerQueues, waitFor, type Context } from './common.js';
+import { apiPost, metric, HOST, mbPer, registerQueues, startParleyOn, waitFor, type Context } from './common.js';
 
 const settle = () => new Promise((r) => setTimeout(r, 1000));
 
@@ -116,9 +116,7 @@ export async function capacity(ctx: Context): Promise<Comparison[]> {
   const seeded = await ws.seed({ users: n + 1, channels: [] });
   // Held means held: no heartbeat answers a parked poll while the scenario runs (by default the
   // first would come 45 s after a poll parks, and a slow machine takes about that long to park N).
-  const server = await startParley({
-    dataDir: ws.dataDir,
-    databaseUrl: ws.databaseUrl,
+  const server = await startParleyOn(ctx, ws, {
     profile: ctx.options.profile,
     env: { HEARTBEAT_MS: String(10 * 60_000) },
     inspect: true,
@@ -205,7 +203,7 @@ export async function restart(ctx: Context): Promise<Comparison[]> {
   const ws = await ctx.workspace();
   ctx.progress(`restart: seeding ${n.toLocaleString('en-US')} users and a channel they all follow`);
   const seeded = await ws.seed({ users: n, channels: [{ name: 'restart', subscribers: n }] });
-  const first = await startParley({ dataDir: ws.dataDir, databaseUrl: ws.databaseUrl });
+  const first = await startParleyOn(ctx, ws);
   let queues;
   try {
     queues = await registerQueues(ctx, first.port, seeded.users, ['message']);
@@ -217,7 +215,7 @@ export async function restart(ctx: Context): Promise<Comparison[]> {
   }
   ctx.progress('restart: starting Parley again');
   const t0 = now();
-  const second = await startParley({ dataDir: ws.dataDir, databaseUrl: ws.databaseUrl, port: first.port, profile: ctx.options.profile });
+  const second = await startParleyOn(ctx, ws, { port: first.port, profile: ctx.options.profile });
   const serving = now() - t0;
   let valid: number;
   let bad: number;

@@ -7,7 +7,7 @@ import type { HttpRequest } from '../load/http-connection.js';
 import type { Generators, LoopSummary } from '../load/generators.js';
 import { latencyStats, type Measurement } from '../report.js';
 import { type R3Answer, type R3Command, type R3Job, type R3Result, type R3Run } from '../refs/r3-send.js';
-import { usage, type Profiling, type Server } from '../servers.js';
+import { startParley, usage, type ParleyOptions, type Profiling, type Server } from '../servers.js';
 import type { Account, Workspace } from '../setup.js';
 
 export interface RunOptions {
@@ -27,6 +27,8 @@ export interface RunOptions {
   readonly concurrency: number | undefined;
   /** Size overrides (e.g. fanout N, capacity N). */
   readonly sizes: readonly number[] | undefined;
+  /** Settings (environment variables) of every Parley the scenarios start, under each scenario's own (--server-env). */
+  readonly serverEnv: Readonly<Record<string, string>>;
   readonly quiet: boolean;
 }
 
@@ -39,6 +41,20 @@ export interface Context {
 }
 
 export const HOST = 'bench.localhost';
+
+/**
+ * The settings of a Parley a scenario starts: the run's --server-env, and over them the
+ * scenario's own (such as capacity's long heartbeat), so that a setting can tune Parley but not
+ * change what a scenario measures.
+ */
+export function parleyEnv(options: Pick<RunOptions, 'serverEnv'>, own: Readonly<Record<string, string>> = {}): Record<string, string> {
+  return { ...options.serverEnv, ...own };
+}
+
+/** Start Parley on a scenario's workspace, with parleyEnv's settings. */
+export function startParleyOn(ctx: Context, ws: Workspace, o: Omit<ParleyOptions, 'dataDir' | 'databaseUrl'> = {}): Promise<Server> {
+  return startParley({ ...o, dataDir: ws.dataDir, databaseUrl: ws.databaseUrl, env: parleyEnv(ctx.options, o.env) });
+}
 
 export function ms(n: number): number {
   return Math.round(n * 1000);

@@ -3,10 +3,10 @@
 // requests at once plus R3's p99 for a send to N recipients.
 import type { Comparison, Measurement } from '../report.js';
 import { latencyStats } from '../report.js';
-import { startParley, startReference, type Server } from '../servers.js';
+import { startReference, type Server } from '../servers.js';
 import { now } from '../load/protocol.js';
 import type { Seeded } from '../setup.js';
-import { apiPost, metric, HOST, registerQueues, waitFor, withR3On, type Context } from './common.js';
+import { apiPost, metric, HOST, registerQueues, startParleyOn, waitFor, withR3On, type Context } from './common.js';
 
 interface Rounds {
   /** Send → last delivery of each round, ms. */
@@ -238,7 +238,7 @@ async function parleyPhases(ctx: Context, withSockets: boolean): Promise<{ phase
     ctx.progress(`fanout R3: sends to ${n} recipients`);
     r3[n] = await r3P99(ctx, ws, seeded, `fan${n}`, ctx.options.smoke ? 5 : 30);
   }
-  const server = await startParley({ dataDir: ws.dataDir, databaseUrl: ws.databaseUrl, profile: ctx.options.profile });
+  const server = await startParleyOn(ctx, ws, { profile: ctx.options.profile });
   const phases: Phase[] = [];
   try {
     const queues: Array<{ queueId: string; lastEventId: number }> = [];

@@ -2,10 +2,10 @@
 import type { HttpRequest } from '../load/http-connection.js';
 import type { Comparison, Measurement } from '../report.js';
 import type { LoopSummary } from '../load/generators.js';
-import { startParley, startReference, type Server } from '../servers.js';
+import { startReference, type Server } from '../servers.js';
 import type { Workspace } from '../setup.js';
 import { SEND_CONTENT } from '../refs/r3-send.js';
-import { HOST, measureLoops, metric, r3Turns, registerQueues, waitFor, withR3On, type Context, type LoopOutcome, type LoopSide, type TurnSide } from './common.js';
+import { HOST, measureLoops, metric, r3Turns, registerQueues, startParleyOn, waitFor, withR3On, type Context, type LoopOutcome, type LoopSide, type TurnSide } from './common.js';
 
 const R1_BODY = 'status=active&new_user_input=true&slim_presence=true&last_update_id=-1';
 
@@ -40,7 +40,7 @@ async function againstR1<T>(
 }
 
 async function withParley<T>(ctx: Context, ws: Workspace, f: (s: Server) => Promise<T>): Promise<T> {
-  const server = await startParley({ dataDir: ws.dataDir, databaseUrl: ws.databaseUrl, profile: ctx.options.profile });
+  const server = await startParleyOn(ctx, ws, { profile: ctx.options.profile });
   try {
     return await f(server);
   } finally {

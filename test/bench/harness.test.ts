@@ -3,8 +3,8 @@
 import { existsSync } from 'node:fs';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { runScenarios, type Failure } from '../../bench/main.js';
-import type { Context } from '../../bench/scenarios/common.js';
+import { parseServerEnv, runScenarios, type Failure } from '../../bench/main.js';
+import { parleyEnv, startParleyOn, type Context } from '../../bench/scenarios/common.js';
 import type { Workspace } from '../../bench/setup.js';
 import { alive } from '../../src/process-lock.js';
 import { admin, serverUrl } from '../helpers/database.js';
@@ -84,6 +84,38 @@ t('each scenario runs on load generators of its own, ended with it', async () =>
     'the second scenario shares no process with the first',
   );
   for (const pid of seen.flat()) assert.not.ok(alive(pid), `generator ${pid} ended with its scenario`);
+});
+
+t('--server-env: NAME=VALUE settings, the value as given; anything else is refused', () => {
+  assert.equal(parseServerEnv([]), {});
+  assert.equal(parseServerEnv(['QUEUE_ANSWER_INTERVAL_MS=10', 'LOG_LEVEL=', 'VIDEOCALL_URL=https://x.test/?a=b', 'LOG_LEVEL=info']), {
+    QUEUE_ANSWER_INTERVAL_MS: '10',
+    LOG_LEVEL: 'info',
+    VIDEOCALL_URL: 'https://x.test/?a=b',
+  });
+  for (const bad of ['QUEUE_ANSWER_INTERVAL_MS', 'queue_answer_interval_ms=10', '=10', ' LOG_LEVEL=info']) {
+    assert.throws(() => parseServerEnv([bad]), /--server-env wants NAME=VALUE/, bad);
+  }
+});
+
+t("a scenario's own settings win over --server-env", () => {
+  const options = { serverEnv: { HEARTBEAT_MS: '1000', QUEUE_ANSWER_INTERVAL_MS: '5' } };
+  assert.equal(parleyEnv(options, { HEARTBEAT_MS: '600000' }), { HEARTBEAT_MS: '600000', QUEUE_ANSWER_INTERVAL_MS: '5' });
+  assert.equal(parleyEnv(options), options.serverEnv);
+});
+
+t('the Parley a scenario starts gets the --server-env settings', async () => {
+  const failures: Failure[] = [];
+  const start = async (ctx: Context) => {
+    const server = await startParleyOn(ctx, await ctx.workspace());
+    await server.stop();
+    return [];
+  };
+  // A value Parley refuses at start: the server's own message comes back as the failure.
+  await runScenarios(['start'], { ...options, serverEnv: { QUEUE_ANSWER_INTERVAL_MS: 'soon' } }, 1, failures, { start });
+  assert.is(failures.length, 1);
+  assert.match(failures[0]!.error, /QUEUE_ANSWER_INTERVAL_MS/);
+  await runScenarios(['start'], { ...options, serverEnv: { QUEUE_ANSWER_INTERVAL_MS: '10' } }, 1, null, { start });
 });
 
 t.run();

@@ -16,6 +16,7 @@ export const smokeOptions: RunOptions = {
   profile: {},
   concurrency: undefined,
   sizes: undefined,
+  serverEnv: {},
   quiet: true,
 };
 
