@@ -117,12 +117,16 @@ export async function runScenarios(
   return out;
 }
 
+/** What the harness sets itself for each Parley it starts (bench/servers.ts): where it listens and keeps its data. */
+const HARNESS_OWNED = new Set(['HOST', 'PORT', 'DATA_DIR', 'DATABASE_URL']);
+
 /** `--server-env` values (`NAME=VALUE`, the value may be empty or hold `=`) as an environment; a later NAME wins. */
 export function parseServerEnv(items: readonly string[]): Record<string, string> {
   const env: Record<string, string> = {};
   for (const item of items) {
     const m = /^([A-Z][A-Z0-9_]*)=(.*)$/s.exec(item);
     if (!m) throw new Error(`--server-env wants NAME=VALUE, with NAME in capitals as in README's configuration: ${JSON.stringify(item)}`);
+    if (HARNESS_OWNED.has(m[1]!)) throw new Error(`--server-env cannot set ${m[1]}: the harness sets it for each Parley it starts`);
     env[m[1]!] = m[2]!;
   }
   return env;

@@ -86,7 +86,7 @@ t('each scenario runs on load generators of its own, ended with it', async () =>
   for (const pid of seen.flat()) assert.not.ok(alive(pid), `generator ${pid} ended with its scenario`);
 });
 
-t('--server-env: NAME=VALUE settings, the value as given; anything else is refused', () => {
+t('--server-env: NAME=VALUE settings, the value as given; anything else, or what the harness sets, is refused', () => {
   assert.equal(parseServerEnv([]), {});
   assert.equal(parseServerEnv(['QUEUE_ANSWER_INTERVAL_MS=10', 'LOG_LEVEL=', 'VIDEOCALL_URL=https://x.test/?a=b', 'LOG_LEVEL=info']), {
     QUEUE_ANSWER_INTERVAL_MS: '10',
@@ -95,6 +95,10 @@ t('--server-env: NAME=VALUE settings, the value as given; anything else is refus
   });
   for (const bad of ['QUEUE_ANSWER_INTERVAL_MS', 'queue_answer_interval_ms=10', '=10', ' LOG_LEVEL=info']) {
     assert.throws(() => parseServerEnv([bad]), /--server-env wants NAME=VALUE/, bad);
+  }
+  // Where each Parley listens and keeps its data is the harness's.
+  for (const owned of ['HOST', 'PORT', 'DATA_DIR', 'DATABASE_URL']) {
+    assert.throws(() => parseServerEnv([`${owned}=x`]), new RegExp(`cannot set ${owned}`), owned);
   }
 });
 
