@@ -129,6 +129,20 @@ t('dont_block polls, and an interval of 0, are answered at once', () => {
   assert.equal(poll(unpaced.q, 1).ids, [2]);
 });
 
+t('a WebSocket gets each delivery at once, within the interval too', () => {
+  const { q } = makeQueue();
+  const frames: number[][] = [];
+  const socket = {
+    send: (text: string | Buffer) => frames.push((JSON.parse(text.toString()) as { events: { id: number }[] }).events.map((e) => e.id)) > 0,
+    close: () => undefined,
+  };
+  queueActor(q, { kind: 'attach', socket, lastEventId: 0 });
+  deliver(q, 1);
+  deliver(q, 2);
+  deliver(q, 3);
+  assert.equal(frames, [[1], [2], [3]]);
+});
+
 t('the interval is measured across the wrap of the queue clock (2^30 ms after the epoch)', () => {
   const { q, clock } = makeQueue(INTERVAL, 2 ** 30 - 5);
   deliver(q, 1);

@@ -1,9 +1,9 @@
 // One actor per event queue (`realm-7/qb-12/<queue id>`). It holds the events its client has not
 // acknowledged, the parked long-poll or the WebSocket of that client, and one deadline (on the
 // realm's shared timer, deadlines.ts): while a poll is parked, the next heartbeat or the end of
-// the answer interval (answerDue), else the idle expiry. Handlers never await (the only await is
-// the one-time restore from the log, which precedes every other message in the mailbox); a
-// parked poll is its Responder, which the actor answers later (DESIGN.md §2–3).
+// the answer interval (answer-interval.ts), else the idle expiry. Handlers never await (the only
+// await is the one-time restore from the log, which precedes every other message in the
+// mailbox); a parked poll is its Responder, which the actor answers later (DESIGN.md §2–3).
 import type { Logger } from 'pino';
 import { ApiError, errors } from '../../domain/errors.js';
 import { eventMatchesNarrow } from '../../domain/event-narrow.js';
@@ -13,6 +13,7 @@ import type { Clock } from '../../clock.js';
 import type { HangupListener, HangupSource } from '../../hangup.js';
 import type { PublishedEvent } from '../event-sequencer.js';
 import { dispatch, type Ref } from '../runtime.js';
+import { answerDue, answerDueAt, markAnswered, NEVER, type Answered } from './answer-interval.js';
 import type { Deadlines, Scheduled } from './deadlines.js';
 import { wantsType, type QueueDescriptor } from './descriptor.js';
 import { EventsJson, eventsFrame, PresentationCache, viewVariant, type BufferedEvent } from './presentation.js';
@@ -87,7 +88,7 @@ export interface QueueEnvironment {
   /** What contact seconds count from (see contactSecond): the registry's start. */
   readonly epochMs: number;
   readonly heartbeatMs: number;
-  /** The least time between two answers with events to a queue's long-polls (see answerDue). */
+  /** The least time between two answers with events to a queue's long-polls (answer-interval.ts). */
   readonly answerIntervalMs: number;
   /** The queues' ticks, on one timer; due ones are sent a tick. */
   readonly deadlines: Deadlines<EventQueue>;
@@ -97,9 +98,6 @@ export interface QueueEnvironment {
   readonly delivered: (count: number) => void;
   readonly log: Logger;
 }
-
-/** EventQueue.answered before the queue's first answer with events. */
-const NEVER = -1;
 
 const DIRTY = 1;
 const HEARTBEAT_REQUESTED = 2;
@@ -113,7 +111,7 @@ const NO_EVENTS = Object.freeze([]) as unknown as BufferedEvent[];
  * capabilities and options come from the shared descriptor). As three objects (an entry, the
  * actor's state and a view) a queue cost about 150 bytes more.
  */
-export class EventQueue implements ClientView, Scheduled, HangupListener {
+export class EventQueue implements ClientView, Scheduled, HangupListener, Answered {
   /** The queue's actor; set by whoever spawns it (its state is this object). */
   ref: Ref<QueueMsg> = null as unknown as Ref<QueueMsg>;
   /** Highest id the client acknowledged. */
@@ -143,7 +141,7 @@ export class EventQueue implements ClientView, Scheduled, HangupListener {
   socketSent: number;
   /** Its place in the realm's deadlines (its next tick; a later deadline does not move it: the tick re-checks). */
   heapIndex = -1;
-  /** When a long-poll was last answered with events (see queueMs); NEVER before the first. */
+  /** When a long-poll was last answered with events (answer-interval.ts); NEVER before the first. */
   answered = NEVER;
   /** The delivery sent to its actor and not read yet, which later events join (see Delivery). */
   inbox: Delivery | null = null;
@@ -373,7 +371,7 @@ function takeParked(q: EventQueue): Responder | null {
 function respondWith(q: EventQueue, respond: Responder): void {
   if (q.buffer.length > 0) {
     q.env.delivered(q.buffer.length);
-    q.answered = queueMs(q.env, q.env.clock.now());
+    markAnswered(q);
   }
   answerEvents(q, respond, q.buffer.slice());
 }
@@ -402,37 +400,6 @@ function flushSocket(q: EventQueue): void {
   // A false return means uWS dropped the frame and closes the socket (slow consumer); the
   // events stay buffered and the client resumes from its last_event_id.
   q.socket!.send(eventsFrame(unsent));
-}
-
-/**
- * A moment as milliseconds since the registry's epoch, modulo 2^30: a small integer, which V8
- * keeps in the queue's field itself (a time in milliseconds would be boxed). Differences are
- * taken modulo 2^30 too, so they are right for any two moments less than twelve days apart.
- */
-const MS_MASK = 0x3fffffff;
-function queueMs(env: QueueEnvironment, now: number): number {
-  return (now - env.epochMs) & MS_MASK;
-}
-
-/** Milliseconds from the queue's last answer with events to `now`; Infinity before its first. */
-function sinceAnswer(q: EventQueue, now: number): number {
-  return q.answered === NEVER ? Infinity : (queueMs(q.env, now) - q.answered) & MS_MASK;
-}
-
-/**
- * Whether the parked or arriving poll may be answered with the events buffered now. A queue is
- * answered with events at most once per answerIntervalMs: under load a client re-polls as soon
- * as it is answered, and each answer costs the server an HTTP exchange (and the client one)
- * however few events it holds. Events that come sooner after an answer wait for the rest of the
- * interval and go out together; a quiet queue is answered at once.
- */
-function answerDue(q: EventQueue, now = q.env.clock.now()): boolean {
-  return sinceAnswer(q, now) >= q.env.answerIntervalMs;
-}
-
-/** When answerDue turns true (epoch milliseconds; `now` if it is). */
-function answerDueAt(q: EventQueue, now: number): number {
-  return now + Math.max(0, q.env.answerIntervalMs - sinceAnswer(q, now));
 }
 
 function touch(q: EventQueue): void {
@@ -464,7 +431,7 @@ function tick(q: EventQueue): void {
 
 /**
  * One deadline per queue: while a poll is parked, the end of the answer interval if events wait
- * for it (see answerDue), else the next heartbeat; else the idle expiry. A deadline
+ * for it (answer-interval.ts), else the next heartbeat; else the idle expiry. A deadline
  * already set for an earlier moment is kept (its tick re-checks and sets the next), so the common
  * state changes of a busy queue cost no work on the realm's deadlines. The registry arms a new
  * queue's first deadline itself, before its actor has a message: a message to do it cost a
@@ -475,7 +442,7 @@ export function schedule(q: EventQueue): void {
   const now = q.env.clock.now();
   let at: number;
   if (q.parked && q.buffer.length > 0) {
-    at = answerDueAt(q, now); // events wait for the answer interval (see answerDue)
+    at = answerDueAt(q, now); // events wait for the answer interval (answer-interval.ts)
   } else if (q.parked) {
     const jitter = 0.9 + Math.random() * 0.2;
     at = q.heartbeatRequested ? now + q.env.heartbeatMs : q.lastContact + q.env.heartbeatMs * jitter;
