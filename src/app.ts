@@ -16,6 +16,7 @@ import { isDatabaseUnavailable, openDatabase, type Database } from './store/data
 import { Metrics } from './metrics.js';
 import { migrate } from './store/migrate.js';
 import { creditDowntime, downtime, realmsWithQueues } from './store/queues.js';
+import type { StartupClock } from './startup.js';
 
 export interface App extends Services {
   readonly database: Database;
@@ -38,6 +39,8 @@ export interface AppOptions {
   /** An already open database (tests); otherwise opened from the config. */
   readonly database?: Database;
   readonly secret?: ServerSecret;
+  /** Told as each phase of a start ends (main.ts); none in tests and the CLI. */
+  readonly startup?: StartupClock;
 }
 
 export async function createApp(o: AppOptions): Promise<App> {
@@ -69,6 +72,7 @@ export async function createApp(o: AppOptions): Promise<App> {
   try {
     const migrated = await migrate(database.pool);
     if (migrated.applied.length > 0) log.info({ applied: migrated.applied }, 'migrations applied');
+    o.startup?.end('database');
     const secret = o.secret ?? loadServerSecret(config);
     const runtime = startRuntime(log, config.actorAskTimeoutMs);
     const ids = new IdAllocator(database.pool);
@@ -86,10 +90,12 @@ export async function createApp(o: AppOptions): Promise<App> {
       realmsWithQueues(database.pool).then((ids) => Promise.all(ids.map((id) => realms.get(id)))),
     ]);
     if (downMs > 0) log.info({ downMs }, 'event queues credited with the downtime');
+    o.startup?.end('organizations');
     for (const realm of withQueues) {
       const restored = await realm.queues.restoreAll();
       if (restored > 0) log.info({ realm: realm.id, queues: restored }, 'event queues restored');
     }
+    o.startup?.end('queues');
     const windowMs = config.loginLimits.windowSeconds * 1000;
     const stopQueues = async () => {
       await Promise.all((await realms.loadedRealms()).map((r) => r.queues.shutdown()));

@@ -10,9 +10,12 @@ import { eventsSocketRoute, EVENTS_SOCKET_PATH } from './http/socket.js';
 import { startHttpServer } from './http/uws.js';
 import { createLogger } from './log.js';
 import { acquireLock } from './process-lock.js';
+import { StartupClock } from './startup.js';
 
 /** Start the server; resolves once it serves. */
 export async function main(): Promise<void> {
+  const startup = new StartupClock();
+  startup.end('load');
   let config;
   try {
     config = parseConfig(process.env);
@@ -25,7 +28,7 @@ export async function main(): Promise<void> {
   }
   const log = createLogger(config.logLevel);
   const release = acquireLock(config.dataDir);
-  const app = await createApp({ config, log });
+  const app = await createApp({ config, log, startup });
   const first = await bootstrapIfEmpty(app);
   if (first) process.stdout.write(describeBootstrap(first) + '\n');
 
@@ -40,7 +43,9 @@ export async function main(): Promise<void> {
     sockets: { [EVENTS_SOCKET_PATH]: eventsSocketRoute(app) },
   });
   const admin = await startAdminSocket(app, config.dataDir, log);
-  log.info({ url: `http://${config.host}:${http.port}`, database: app.dbKind, dataDir: config.dataDir }, 'Parley is serving');
+  startup.end('listen');
+  app.metrics.started(startup.phases());
+  log.info({ url: `http://${config.host}:${http.port}`, database: app.dbKind, dataDir: config.dataDir, startupMs: startup }, 'Parley is serving');
 
   let stopping = false;
   const shutdown = async (signal: string) => {

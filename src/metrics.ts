@@ -118,6 +118,13 @@ export class Metrics {
     help: 'Events handed to clients (long-poll responses and WebSocket frames)',
     registers: [this.registry],
   });
+  /** Set once, when the server starts serving (startup.ts). */
+  private readonly startup = new Gauge({
+    name: 'parley_startup_seconds',
+    help: "Time each phase of this process's start took, from the process's start to serving",
+    labelNames: ['phase'] as const,
+    registers: [this.registry],
+  });
   readonly poolWait = new Histogram({
     name: 'parley_db_pool_wait_seconds',
     help: 'Time spent waiting for a database connection from the pool',
@@ -150,6 +157,11 @@ export class Metrics {
     }
     tally.unfolded++;
     tally.durations.observe(seconds);
+  }
+
+  /** The phases of this process's start, in milliseconds (StartupClock.phases()). */
+  started(phases: Iterable<readonly [phase: string, ms: number]>): void {
+    for (const [phase, ms] of phases) this.startup.set({ phase }, ms / 1000);
   }
 
   private foldRequestCounts(): void {

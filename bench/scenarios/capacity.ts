@@ -5,7 +5,8 @@ import { usageOnly, type Comparison } from '../report.js';
 import { Inspector } from '../inspector.js';
 import { startReference, type Usage } from '../servers.js';
 import { now } from '../load/protocol.js';
-import { apiPost, metric, HOST, mbPer, registerQueues, startParleyOn, waitFor, type Context } from './common.js';
+import { STARTUP_PHASES } from '../../src/startup.js';
+import { apiPost, metric, metricByLabel, HOST, mbPer, registerQueues, startParleyOn, waitFor, type Context } from './common.js';
 
 const settle = () => new Promise((r) => setTimeout(r, 1000));
 
@@ -191,6 +192,13 @@ export async function capacity(ctx: Context): Promise<Comparison[]> {
   ];
 }
 
+/** The server's own account of its start (parley_startup_seconds, in seconds), in milliseconds, in the phases' order. */
+export function startupPhases(seconds: ReadonlyMap<string, number>): string {
+  const known = STARTUP_PHASES.filter((p) => seconds.has(p));
+  if (known.length === 0) return 'not reported';
+  return `${known.map((p) => `${p} ${(seconds.get(p)! * 1000).toFixed(0)}`).join(', ')} ms`;
+}
+
 export async function restart(ctx: Context): Promise<Comparison[]> {
   const n = ctx.options.sizes?.[0] ?? (ctx.options.smoke ? 20 : 10_000);
   const messages = 3;
@@ -220,6 +228,7 @@ export async function restart(ctx: Context): Promise<Comparison[]> {
   let valid: number;
   let bad: number;
   let usage;
+  let phases: Map<string, number>;
   try {
     const r = await ctx.gens.once(
       second.port,
@@ -231,6 +240,7 @@ export async function restart(ctx: Context): Promise<Comparison[]> {
     valid = r.lastAt - t0;
     bad = r.answers.filter((a) => a.status !== 200 || (a.fields.events as string[]).filter((t) => t === 'message').length !== messages).length;
     usage = second.usage();
+    phases = await metricByLabel(second.port, 'parley_startup_seconds', 'phase');
   } finally {
     await second.stop();
   }
@@ -243,6 +253,7 @@ export async function restart(ctx: Context): Promise<Comparison[]> {
         'spawn → serving': `${serving.toFixed(0)} ms`,
         'spawn → every queue answered': `${valid.toFixed(0)} ms`,
         'queues wrong or lost': String(bad),
+        'its start, by phase': startupPhases(phases),
       }),
       ratio: valid / refReady,
       ratioOf: 'time to every queue valid ÷ bare process start',

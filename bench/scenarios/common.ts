@@ -333,6 +333,14 @@ export async function metric(port: number, name: string, labels?: string): Promi
   return m ? Number(m[1]) : Number.NaN;
 }
 
+/** Every series of a metric with one label, by that label's value, from the server's /metrics. */
+export async function metricByLabel(port: number, name: string, label: string): Promise<Map<string, number>> {
+  const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+  const out = new Map<string, number>();
+  for (const m of text.matchAll(new RegExp(`^${name}\\{${label}="([^"]*)"\\} (\\S+)$`, 'gm'))) out.set(m[1]!, Number(m[2]));
+  return out;
+}
+
 /** POST a form as an account; returns the parsed answer (throws unless 200). */
 export async function apiPost(port: number, account: Account, path: string, params: Record<string, string>): Promise<Record<string, unknown>> {
   const r = await fetch(`http://127.0.0.1:${port}/api/v1${path}`, {

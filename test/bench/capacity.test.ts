@@ -1,7 +1,7 @@
 // Smoke runs of the capacity and restart benchmark scenarios.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { average, marginal, readWhileParking } from '../../bench/scenarios/capacity.js';
+import { average, marginal, readWhileParking, startupPhases } from '../../bench/scenarios/capacity.js';
 import { checkComparisons, runSmoke } from './smoke.js';
 
 const t = suite('bench smoke: capacity and restart');
@@ -62,6 +62,17 @@ t('restart brings back every queue with its unacknowledged events', async () => 
   const cs = await runSmoke('restart');
   checkComparisons(cs, 'restart', 1);
   assert.is(cs[0]!.parley.extra['queues wrong or lost'], '0');
+  assert.match(cs[0]!.parley.extra['its start, by phase']!, /^load \d+, database \d+, organizations \d+, queues \d+, listen \d+ ms$/);
+});
+
+t("the restart's start-up phases are shown in their order, in milliseconds", () => {
+  const seconds = new Map([
+    ['queues', 0.2704],
+    ['load', 0.25],
+    ['listen', 0.008],
+  ]);
+  assert.is(startupPhases(seconds), 'load 250, queues 270, listen 8 ms');
+  assert.is(startupPhases(new Map()), 'not reported');
 });
 
 t.run();

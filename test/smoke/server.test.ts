@@ -14,6 +14,8 @@ let env: Record<string, string>;
 let db: TestDatabase | null = null;
 let server: RunningServer;
 let creds: { email: string; key: string; password: string };
+/** When the test spawned the first server (performance.now()). */
+let spawnedAt = 0;
 
 const t = suite('server process');
 t.before(async () => {
@@ -32,6 +34,7 @@ t.after(async () => {
 const basic = () => `Basic ${Buffer.from(`${creds.email}:${creds.key}`).toString('base64')}`;
 
 t('first start creates the organization and prints the owner credentials', async () => {
+  spawnedAt = performance.now();
   server = await startServerProcess(env);
   const out = server.output();
   const field = (label: string) => new RegExp(`${label}:\\s+(\\S+)`).exec(out)?.[1];
@@ -82,6 +85,19 @@ t('GET /health reports the database and migrations', async () => {
   const h = (await (await fetch(`${server.url}/health`)).json()) as { status: string; migrations: { applied: number; expected: number } };
   assert.is(h.status, 'ok');
   assert.is(h.migrations.applied, h.migrations.expected);
+});
+
+t('/metrics tells how long each phase of the start took, together no longer than the start', async () => {
+  const text = await (await fetch(`${server.url}/metrics`)).text();
+  const phases = [...text.matchAll(/^parley_startup_seconds\{phase="(\w+)"\} (\S+)$/gm)].map((m) => [m[1], Number(m[2])] as const);
+  assert.equal(
+    phases.map(([p]) => p),
+    ['load', 'database', 'organizations', 'queues', 'listen'],
+  );
+  for (const [p, s] of phases) assert.ok(s >= 0 && Number.isFinite(s), `${p}: ${s}`);
+  // Node starts the process's clock after the test spawned it, and the server served before /health answered.
+  const total = phases.reduce((sum, [, s]) => sum + s, 0) * 1000;
+  assert.ok(total > 0 && total <= performance.now() - spawnedAt, `phases ${total} ms`);
 });
 
 t('SIGTERM stops the server cleanly', async () => {
