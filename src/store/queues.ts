@@ -44,6 +44,18 @@ export function liveQueues(db: CommonQueryMethods, realmId: number, nowMs: numbe
       AND last_contact + idle_timeout_secs * interval '1 second' >= to_timestamp(${nowMs / 1000})`);
 }
 
+/**
+ * Where the event log must be read from for these queues: the least of their cursors, each the
+ * later of its start and what its client acknowledged. A loop, not Math.min(...): spreading an
+ * array passes each element as an argument on the stack, which overflows at some 150,000 (a
+ * large organization's queues, whose restore then failed the whole start).
+ */
+export function logCursor(rows: Iterable<Pick<QueueRow, 'start_event_id' | 'acked_event_id'>>): number {
+  let oldest = Infinity;
+  for (const r of rows) oldest = Math.min(oldest, Math.max(r.start_event_id, r.acked_event_id));
+  return oldest;
+}
+
 /** One probe of event_queues_realm per organization, not a scan of every queue (45 ms at 10,000). */
 export function realmsWithQueues(db: CommonQueryMethods): Promise<readonly number[]> {
   return db.anyFirst(

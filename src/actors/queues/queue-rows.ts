@@ -112,7 +112,8 @@ export class QueueRows {
     try {
       await store.deleteQueues(this.services.db, deleted);
     } catch (err) {
-      this.deleted.push(...deleted);
+      // One by one: a spread passes every id on the stack, which overflows at some 150,000.
+      for (const id of deleted) this.deleted.push(id);
       this.services.log.warn({ err }, 'deleting ended queues failed');
     }
   }

@@ -246,7 +246,7 @@ export class RealmQueues {
       });
     }
     // Each queue skips what it already acknowledged (its `seen` starts at its cursor).
-    const oldest = Math.min(...fresh.map((r) => Math.max(r.start_event_id, r.acked_event_id)));
+    const oldest = store.logCursor(fresh);
     this.heldLive = [];
     try {
       const logged = await eventsAfter(services.db, this.realm.id, oldest, this.realm.events.releasedThrough);
