@@ -338,6 +338,17 @@ limited('no events above PRESENCE_EVENT_USER_LIMIT active users', async () => {
   assert.equal(got.map((e) => e.user_id), [r.owner.id], 'only the arrival in a two-user organization is announced');
 });
 
+limited('a deactivated user no longer counts toward PRESENCE_EVENT_USER_LIMIT', async () => {
+  const r = await limitedServer.createRealm();
+  const a = await r.createUser();
+  const gone = await r.createUser();
+  await r.handle.ask('user.setActive', { userId: gone.id, active: false, actorId: null });
+  const q = assertSuccess(await a.post('/api/v1/register', { event_types: ['presence'] }));
+  await report(r.owner);
+  const got = await drainEvents(a, q.queue_id);
+  assert.equal(got.map((e) => e.user_id), [r.owner.id], 'two active users of three: the arrival is announced');
+});
+
 limited('presence limited to users the viewer may access', async () => {
   const r = await limitedServer.createRealm();
   const guest = await r.createUser({ role: Role.guest });

@@ -53,6 +53,8 @@ export class RealmState {
   readonly users = new Map<number, UserRecord>();
   private readonly byEmail = new Map<string, number>();
   private readonly byDeliveryEmail = new Map<string, number>();
+  /** Users (bots included) whose accounts are active, kept by putUser. */
+  private active = 0;
   readonly groups = new Map<number, GroupRecord>();
   readonly systemGroups = new Map<SystemGroupName, number>();
   /** Channels, their subscribers, default channels and direct-message partners (messaging). */
@@ -107,8 +109,15 @@ export class RealmState {
     return id === undefined ? undefined : this.users.get(id);
   }
 
+  /** How many users (bots included) are active: counted as they are put, not by a walk over all. */
+  get activeUsers(): number {
+    return this.active;
+  }
+
   putUser(u: UserRecord): void {
     const prev = this.users.get(u.id);
+    if (prev?.is_active) this.active--;
+    if (u.is_active) this.active++;
     if (prev && prev.email.toLowerCase() !== u.email.toLowerCase()) this.byEmail.delete(prev.email.toLowerCase());
     if (prev && prev.delivery_email.toLowerCase() !== u.delivery_email.toLowerCase()) {
       this.byDeliveryEmail.delete(prev.delivery_email.toLowerCase());
