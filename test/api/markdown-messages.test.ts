@@ -42,6 +42,18 @@ md('mentions name real people and groups', async () => {
   assert.is(await render(member, '@**Nobody Here**'), '<p>@**Nobody Here**</p>');
 });
 
+md('a mention by name follows renames, new accounts and deactivation', async () => {
+  const { member } = cast;
+  const mention = (name: string) => render(member, `@**${name}**`);
+  const newcomer = await realm.createUser({ name: 'Nell Newcomer' });
+  assert.match(await mention('Nell Newcomer'), new RegExp(`data-user-id="${newcomer.id}"`));
+  assertSuccess(await newcomer.patch('/api/v1/settings', { full_name: 'Nell Renamed' }));
+  assert.is(await mention('Nell Newcomer'), '<p>@**Nell Newcomer**</p>');
+  assert.match(await mention('nell renamed'), new RegExp(`data-user-id="${newcomer.id}">@Nell Renamed<`));
+  await realm.handle.ask('user.setActive', { userId: newcomer.id, active: false, actorId: null });
+  assert.is(await mention('Nell Renamed'), '<p>@**Nell Renamed**</p>');
+});
+
 md('channel and topic links only to channels the author can see', async () => {
   const { member, owner } = cast;
   const id = realm.handle.state.channels.byName('design')!.id;

@@ -20,20 +20,11 @@ export function renderData(state: RealmState): RenderData {
  * descriptions, which may link only to public channels).
  */
 export function realmMarkdownContext(state: RealmState, data: RenderData, author: UserRecord | null): MarkdownContext {
-  let byName: Map<string, { id: number; fullName: string } | null> | null = null;
-  const nameIndex = () => {
-    if (byName) return byName;
-    byName = new Map();
-    for (const u of state.users.values()) {
-      if (!u.is_active) continue;
-      const key = u.full_name.toLowerCase();
-      // Two active users with one name: a mention by name alone names neither.
-      byName.set(key, byName.has(key) ? null : { id: u.id, fullName: u.full_name });
-    }
-    return byName;
-  };
   return {
-    userByName: (name) => nameIndex().get(name.toLowerCase()) ?? null,
+    userByName: (name) => {
+      const u = state.activeUserByName(name);
+      return u ? { id: u.id, fullName: u.full_name } : null;
+    },
     userById: (id) => {
       const u = state.user(id);
       return u && u.is_active ? { id: u.id, fullName: u.full_name } : null;
