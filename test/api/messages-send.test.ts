@@ -220,6 +220,7 @@ flags('mentions, silent mentions, group and wildcard mentions, alert words, read
   const group = [...realm.handle.state.groups.values()].find((g) => g.id === mods)!;
   const byGroup = await sendToChannel(owner, 'general', 'm', `Calling @*${group.name}*`);
   assert.equal(await flagsOf(moderator, byGroup), ['mentioned']);
+  assert.equal(await flagsOf(admin, byGroup), ['mentioned'], 'a member through a subgroup (role:administrators)');
   assert.equal(await flagsOf(member, byGroup), []);
   await server.app.db.query(sql.unsafe`INSERT INTO alert_words (user_id, word) VALUES (${member.id}, 'pizza')`);
   const alerted = await sendToChannel(owner, 'general', 'm', 'Who wants PIZZA?');

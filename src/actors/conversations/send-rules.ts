@@ -11,6 +11,7 @@ import type { RenderResult } from '../../domain/markdown/index.js';
 import { dmConversationExists, topicExists, topicParticipants } from '../../store/messages.js';
 import { dmKeyOf, type ChannelRecord } from '../realm/channel-index.js';
 import { activeSubscribers, canReadChannel, canSeeChannel } from '../realm/channel-view.js';
+import { activeMembers } from '../realm/group-access.js';
 import type { RealmState, UserRecord } from '../realm/state.js';
 
 /** `to` of a channel message: an id, a name, or either JSON-encoded (possibly in a list of one). */
@@ -143,7 +144,8 @@ export async function checkMentions(
     if (allowed !== undefined && !state.isInGroup(sender.id, allowed)) {
       throw errors.badRequest(`You are not allowed to mention user group '${g.name}'.`);
     }
-    for (const u of state.users.values()) if (u.is_active && state.isInGroup(u.id, groupId)) mentioned.add(u.id);
+    // The group's members, not every user asked about the group: 6-13 ms a mention at 100,000 users.
+    for (const id of activeMembers(state, groupId)) mentioned.add(id);
   }
   return [...mentioned];
 }
