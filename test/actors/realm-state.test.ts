@@ -1,4 +1,5 @@
-// The realm's users in memory (state.ts): the count of active users follows every put.
+// The realm's users in memory (state.ts): the count of active users and the index of their
+// names follow every put.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { RealmState, type RealmRecord, type UserRecord } from '../../src/actors/realm/state.js';
@@ -22,7 +23,8 @@ t('active users are counted as they are put: added, deactivated, put again, reac
 });
 
 t('a mention by name finds the active user of that name, in any case, and follows every change', () => {
-  const s = new RealmState({ id: 1 } as RealmRecord, [user(1, true, 'Ada Lovelace'), user(2, true, 'Sam Twin'), user(3, true, 'sam twin'), user(4, false, 'Old Name')], []);
+  const people = [user(1, true, 'Ada Lovelace'), user(2, true, 'Sam Twin'), user(3, true, 'sam twin'), user(4, false, 'Old Name')];
+  const s = new RealmState({ id: 1 } as RealmRecord, people, []);
   assert.is(s.activeUserByName('ADA lovelace')?.id, 1);
   assert.is(s.activeUserByName('Sam Twin'), null, 'two active users share it: neither');
   assert.is(s.activeUserByName('Old Name'), null, 'deactivated');
