@@ -322,22 +322,26 @@ export async function registerQueues(
   });
 }
 
+/** Parley's GET /metrics as text (loopback may scrape it). */
+async function scrape(port: number): Promise<string> {
+  return (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+}
+
 /**
- * A series of Parley's GET /metrics (loopback may scrape it): the first of that name, or the one
- * with exactly these labels (as Prometheus's text writes them: `a="1",b="2"`). NaN if none.
+ * A series of Parley's metrics: the first of that name, or the one with exactly these labels (as
+ * Prometheus's text writes them: `a="1",b="2"`). NaN if none.
  */
 export async function metric(port: number, name: string, labels?: string): Promise<number> {
-  const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+  const text = await scrape(port);
   const series = labels === undefined ? '(?:\\{[^}]*\\})?' : `\\{${labels.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}\\}`;
   const m = new RegExp(`^${name}${series} (\\S+)$`, 'm').exec(text);
   return m ? Number(m[1]) : Number.NaN;
 }
 
-/** Every series of a metric with one label, by that label's value, from the server's /metrics. */
+/** Every series of a metric with one label, by that label's value. */
 export async function metricByLabel(port: number, name: string, label: string): Promise<Map<string, number>> {
-  const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
   const out = new Map<string, number>();
-  for (const m of text.matchAll(new RegExp(`^${name}\\{${label}="([^"]*)"\\} (\\S+)$`, 'gm'))) out.set(m[1]!, Number(m[2]));
+  for (const m of (await scrape(port)).matchAll(new RegExp(`^${name}\\{${label}="([^"]*)"\\} (\\S+)$`, 'gm'))) out.set(m[1]!, Number(m[2]));
   return out;
 }
 

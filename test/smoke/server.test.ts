@@ -107,8 +107,10 @@ t('SIGTERM stops the server cleanly', async () => {
 });
 
 t('a second start keeps every row and prints no new credentials', async () => {
-  server = await startServerProcess(env);
+  server = await startServerProcess({ ...env, LOG_LEVEL: 'info' });
   assert.not.match(server.output(), /API key:/);
+  // The serving line tells the start's phases too (README, Operations).
+  assert.match(server.output(), /"startupMs":\{"load":\d+,"database":\d+,"organizations":\d+,"queues":\d+,"listen":\d+\}/);
   const r = await fetch(`${server.url}/api/v1/users/me`, { headers: { authorization: basic() } });
   assert.is(r.status, 200);
   assert.is(await server.stop('SIGTERM'), 0);
