@@ -10,9 +10,16 @@ export interface HttpRequest {
   readonly body?: string;
 }
 
-export interface HttpResponse {
-  readonly status: number;
-  readonly body: string;
+/** A response: its status and its body's bytes, decoded only when read as text. */
+export class HttpResponse {
+  constructor(
+    readonly status: number,
+    readonly bytes: Buffer,
+  ) {}
+
+  get body(): string {
+    return this.bytes.toString('utf8');
+  }
 }
 
 const CRLF2 = Buffer.from('\r\n\r\n');
@@ -119,6 +126,6 @@ export class HttpConnection {
     this.expected = -1;
     const p = this.pending;
     this.pending = null;
-    p?.resolve({ status, body: body.toString('utf8') });
+    p?.resolve(new HttpResponse(status, body));
   }
 }

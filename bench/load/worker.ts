@@ -112,10 +112,10 @@ async function runOnce(job: OnceJob): Promise<void> {
 }
 
 /**
- * Record one answer of events (read as text: see events-answer.ts); returns the id of its last
+ * Record one answer of events (read as bytes: see events-answer.ts); returns the id of its last
  * event (-Infinity: none).
  */
-function record(job: ParkJob, body: string, at: number): number {
+function record(job: ParkJob, body: Buffer, at: number): number {
   if (job.countType === undefined) delivered.push(at);
   else {
     const n = countType(body, job.countType);
@@ -164,7 +164,7 @@ function parkHttp(job: ParkJob): Promise<{ connected: number; failed: number }> 
           delivered.push(at);
           continue;
         }
-        const max = record(job, res.body, at);
+        const max = record(job, res.bytes, at);
         if (max > last) last = max;
       }
     };
@@ -193,7 +193,7 @@ function parkSockets(job: ParkJob): Promise<{ connected: number; failed: number 
         });
         ws.on('message', (data: Buffer) => {
           const at = now();
-          const max = record(job, data.toString('utf8'), at);
+          const max = record(job, data, at);
           if (Number.isFinite(max)) ws.send(JSON.stringify({ ack: max }));
         });
       }),

@@ -1,5 +1,5 @@
-// The load generators' reading of event answers agrees with JSON.parse, on answers shaped like
-// Parley's and on strings made to confuse a text search.
+// The load generators' reading of event answers (their UTF-8 bytes) agrees with JSON.parse, on
+// answers shaped like Parley's and on strings made to confuse a text search.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { countType, lastEventId } from '../../bench/load/events-answer.js';
@@ -45,30 +45,31 @@ t('counts and the last id agree with a full parse, over many random answers', ()
     const n = Math.floor(rnd() * 6);
     let id = Math.floor(rnd() * 1000);
     const events = Array.from({ length: n }, () => randomEvent((id += 1 + Math.floor(rnd() * 3)), rnd));
-    const body =
+    const text =
       rnd() < 0.5
         ? JSON.stringify({ result: 'success', msg: '', events, queue_id: `q-${round}` })
         : JSON.stringify({ events }); // a WebSocket frame
-    const parsed = JSON.parse(body) as { events: Array<{ type: string; id: number }> };
+    const body = Buffer.from(text);
+    const parsed = JSON.parse(text) as { events: Array<{ type: string; id: number }> };
     for (const type of ['typing', 'message', 'heartbeat']) {
-      assert.is(countType(body, type), parsed.events.filter((e) => e.type === type).length, `${type} in ${body}`);
+      assert.is(countType(body, type), parsed.events.filter((e) => e.type === type).length, `${type} in ${text}`);
     }
-    assert.is(lastEventId(body), parsed.events.length ? parsed.events.at(-1)!.id : -Infinity, body);
+    assert.is(lastEventId(body), parsed.events.length ? parsed.events.at(-1)!.id : -Infinity, text);
   }
 });
 
 t('an answer without events, and scalar members after the array that hold brackets and quotes', () => {
-  assert.is(lastEventId('{"result":"success","msg":"","events":[],"queue_id":"a"}'), -Infinity);
-  assert.is(lastEventId('{"result":"error","msg":"Bad event queue ID","code":"BAD_EVENT_QUEUE_ID"}'), -Infinity);
-  const body = JSON.stringify({ events: [{ type: 'typing', id: 7 }], note: ']}"{[', n: 3, ok: true, none: null });
+  assert.is(lastEventId(Buffer.from('{"result":"success","msg":"","events":[],"queue_id":"a"}')), -Infinity);
+  assert.is(lastEventId(Buffer.from('{"result":"error","msg":"Bad event queue ID","code":"BAD_EVENT_QUEUE_ID"}')), -Infinity);
+  const body = Buffer.from(JSON.stringify({ events: [{ type: 'typing', id: 7 }], note: ']}"{[', n: 3, ok: true, none: null }));
   assert.is(lastEventId(body), 7);
   assert.is(countType(body, 'typing'), 1);
 });
 
 t('members after the array that are not scalars are refused, not misread', () => {
   for (const after of [{ list: [{ a: ['}'] }] }, { names: ['a', 'b'] }, { obj: { id: 3 } }]) {
-    const body = JSON.stringify({ events: [{ type: 'typing', id: 7 }], ...after });
-    assert.throws(() => lastEventId(body), /not a scalar|not an event|misread/, body);
+    const text = JSON.stringify({ events: [{ type: 'typing', id: 7 }], ...after });
+    assert.throws(() => lastEventId(Buffer.from(text)), /not a scalar|not an event|misread/, text);
   }
 });
 

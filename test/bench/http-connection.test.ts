@@ -70,7 +70,8 @@ for (const [name, split] of Object.entries(SPLITS)) {
       await conn.ready;
       for (const expected of EXPECTED) {
         const res = await orTimeout(5000, conn.send(encodeRequest({ method: 'GET', path: '/' }, '127.0.0.1')));
-        assert.equal(res, expected);
+        assert.equal({ status: res.status, body: res.body }, expected);
+        assert.ok(res.bytes.equals(Buffer.from(expected.body)), 'the bytes are the body as UTF-8');
       }
     } finally {
       conn.close();
