@@ -35,7 +35,7 @@ import {
   checkWebPublic,
   type ChannelKind,
 } from './channel-rules.js';
-import { canAdminister, canReadChannel, canSeeChannel, channelObject, metadataAudience } from './channel-view.js';
+import { canAdminister, canReadChannel, canSeeChannel, channelObject, metadataAudience, seeingAmong } from './channel-view.js';
 import {
   applyStoredGroupSettings,
   sameGroupSetting,
@@ -124,9 +124,13 @@ export async function insertChannels(
   return { created, groups };
 }
 
-/** Send stream create/delete to users who gained or lost sight of a channel. */
-export function emitVisibilityChange(state: RealmState, emit: Emit, c: ChannelRecord, before: ReadonlySet<number>): void {
-  const after = new Set(metadataAudience(state, c));
+/**
+ * Send stream create/delete to users who gained or lost sight of a channel. `before` is who saw
+ * it: everyone who did, or, with `among`, those of `among` who did, when only their sight can have
+ * changed (a subscription changes its subscribers' own, no one else's).
+ */
+export function emitVisibilityChange(state: RealmState, emit: Emit, c: ChannelRecord, before: ReadonlySet<number>, among?: Iterable<number>): void {
+  const after = among === undefined ? new Set(metadataAudience(state, c)) : seeingAmong(state, c, among);
   const gained = [...after].filter((u) => !before.has(u));
   const lost = [...before].filter((u) => !after.has(u));
   const archived = c.is_archived ? { _archived: true } : {};

@@ -12,7 +12,7 @@ import { isAdmin } from '../../domain/roles.js';
 import * as store from '../../store/channels.js';
 import type { RealmContext } from './actor.js';
 import type { ChannelRecord } from './channel-index.js';
-import { activeSubscribers, canAdminister, canReadChannel, canSeeChannel, channelObject, metadataAudience, subscriptionObject } from './channel-view.js';
+import { activeSubscribers, canAdminister, canReadChannel, canSeeChannel, channelObject, metadataAudience, seeingAmong, subscriptionObject } from './channel-view.js';
 import { actorOf, checkNewChannelOptions, emitVisibilityChange, insertChannels, type NewChannelOptions } from './channels.js';
 import { applyStoredGroupSettings } from './group-settings.js';
 import { renderData } from './markdown-context.js';
@@ -117,20 +117,20 @@ async function subscribe(ctx: RealmContext, input: SubscribeInput): Promise<Subs
     // peer_add), existing ones to whoever gains sight of them through this subscription.
     const rows = await subscriptionRowsFor(tx, added);
     applyStoredGroupSettings(state, made.groups);
+    // Who of the users subscribed sees each channel before: theirs is the only sight that changes.
     const before = new Map<number, Set<number>>();
     for (const c of made.created) {
       state.channels.put(c);
-      const audience = metadataAudience(state, c);
-      before.set(c.id, new Set(audience));
-      emit(streamCreate.build({ op: 'create', streams: [channelObject(state, c)] }, { userIds: audience }));
+      emit(streamCreate.build({ op: 'create', streams: [channelObject(state, c)] }, { userIds: metadataAudience(state, c) }));
+      before.set(c.id, seeingAmong(state, c, added.get(c.id) ?? []));
     }
-    for (const c of authorized) before.set(c.id, new Set(metadataAudience(state, c)));
+    for (const c of authorized) before.set(c.id, seeingAmong(state, c, added.get(c.id) ?? []));
     const newDefaults = made.created.length > 0 && input.creation.kind.isDefault;
     if (newDefaults) {
       state.channels.setDefaults([...state.channels.defaultChannelIds, ...made.created.map((c) => c.id)]);
     }
     for (const [channelId, users] of added) state.channels.addSubscribers(channelId, users);
-    for (const c of targets) emitVisibilityChange(state, emit, c, before.get(c.id)!);
+    for (const c of targets) emitVisibilityChange(state, emit, c, before.get(c.id)!, added.get(c.id) ?? []);
     for (const c of targets) {
       const users = added.get(c.id) ?? [];
       if (users.length === 0) continue;
@@ -212,16 +212,18 @@ async function unsubscribe(ctx: RealmContext, input: UnsubscribeInput): Promise<
       gone.set(c.id, users);
       for (const u of principals) (users.includes(u) ? removed : notRemoved).push(c.name);
     }
-    const before = new Map(channels.map((c) => [c.id, new Set(metadataAudience(state, c))]));
+    // Who of the users removed saw each channel before: theirs is the only sight that changes.
+    const before = new Map(channels.map((c) => [c.id, seeingAmong(state, c, gone.get(c.id)!)]));
     for (const [channelId, users] of gone) state.channels.removeSubscribers(channelId, users);
     for (const c of channels) {
       const users = gone.get(c.id)!;
       if (users.length === 0) continue;
       for (const u of users) emit(subscriptionRemove.build({ op: 'remove', subscriptions: [{ stream_id: c.id, name: c.name }] }, { userIds: [u] }));
       // Like peer_add, peer_remove is for the others: the removed users had their remove event.
-      const peers = metadataAudience(state, c).filter((u) => !users.includes(u));
+      const removed = new Set(users);
+      const peers = metadataAudience(state, c).filter((u) => !removed.has(u));
       if (peers.length > 0) emit(peerRemove.build({ op: 'peer_remove', stream_ids: [c.id], user_ids: users }, { userIds: peers }));
-      emitVisibilityChange(state, emit, c, before.get(c.id)!);
+      emitVisibilityChange(state, emit, c, before.get(c.id)!, users);
     }
   });
   return { removed, not_removed: notRemoved };
