@@ -10,7 +10,7 @@ import { SystemGroup } from '../../domain/system-groups.js';
 import type { RenderResult } from '../../domain/markdown/index.js';
 import { dmConversationExists, topicExists, topicParticipants } from '../../store/messages.js';
 import { dmKeyOf, type ChannelRecord } from '../realm/channel-index.js';
-import { activeSubscribers, canReadChannel, canSeeChannel } from '../realm/channel-view.js';
+import { activeSubscriberCount, canReadChannel, canSeeChannel } from '../realm/channel-view.js';
 import { activeMembers } from '../realm/group-access.js';
 import type { RealmState, UserRecord } from '../realm/state.js';
 
@@ -130,7 +130,7 @@ export async function checkMentions(
   where: { channel: ChannelRecord; topic: string } | null,
 ): Promise<number[]> {
   const mayMentionMany = state.hasRealmPermission(sender.id, 'can_mention_many_users_group');
-  if (where && r.streamWildcard && !mayMentionMany && activeSubscribers(state, where.channel.id).length > WILDCARD_MENTION_THRESHOLD) {
+  if (where && r.streamWildcard && !mayMentionMany && activeSubscriberCount(state, where.channel.id) > WILDCARD_MENTION_THRESHOLD) {
     throw errors.streamWildcardNotAllowed();
   }
   if (where && r.topicWildcard && !mayMentionMany && (await topicParticipants(db, where.channel.id, where.topic)).length > WILDCARD_MENTION_THRESHOLD) {
