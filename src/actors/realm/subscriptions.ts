@@ -220,8 +220,8 @@ async function unsubscribe(ctx: RealmContext, input: UnsubscribeInput): Promise<
       if (users.length === 0) continue;
       for (const u of users) emit(subscriptionRemove.build({ op: 'remove', subscriptions: [{ stream_id: c.id, name: c.name }] }, { userIds: [u] }));
       // Like peer_add, peer_remove is for the others: the removed users had their remove event.
-      const removed = new Set(users);
-      const peers = metadataAudience(state, c).filter((u) => !removed.has(u));
+      const leaving = new Set(users);
+      const peers = metadataAudience(state, c).filter((u) => !leaving.has(u));
       if (peers.length > 0) emit(peerRemove.build({ op: 'peer_remove', stream_ids: [c.id], user_ids: users }, { userIds: peers }));
       emitVisibilityChange(state, emit, c, before.get(c.id)!, users);
     }
