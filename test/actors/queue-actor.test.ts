@@ -1,5 +1,6 @@
 // A queue actor's long-poll answers, driven message by message on a manual clock (no actor
-// system): the answer interval (QUEUE_ANSWER_INTERVAL_MS) and deliveries joined while they wait.
+// system): the answer interval (QUEUE_ANSWER_INTERVAL_MS) and deliveries joined or added to while
+// they wait.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { pino } from 'pino';
@@ -166,6 +167,34 @@ t('deliveries joined while the first waits are read in order, as one answer', ()
   queueActor(q, message);
   assert.equal(parked.ids, [1, 2, 3, 4]);
   assert.is(q.inbox, null, 'read: later events need a message of their own');
+});
+
+t('events added while the message waits: to its last part within a hand-over, once each, and in a part of their own from the next', () => {
+  const { q } = makeQueue();
+  const parked = poll(q, 0);
+  const first = new PresentationCache();
+  const message = new Delivery([event(1)], first);
+  message.add(event(2), first);
+  const three = event(3);
+  message.add(three, first);
+  message.add(three, first); // the same event again in a row (a user's and all public channels'): once
+  const second = new PresentationCache();
+  message.add(event(4), second);
+  message.add(event(5), second);
+  assert.equal(
+    message.events.map((e) => e.id),
+    [1, 2, 3],
+    "the first hand-over's part",
+  );
+  assert.equal(
+    message.next?.events.map((e) => e.id),
+    [4, 5],
+    "the next hand-over's, with its own cache",
+  );
+  assert.is(message.next?.cache, second);
+  q.inbox = message;
+  queueActor(q, message);
+  assert.equal(parked.ids, [1, 2, 3, 4, 5]);
 });
 
 t.run();

@@ -45,7 +45,7 @@ export interface QueueSocket {
 export type EndReason = 'deleted' | 'expired' | 'deactivated' | 'shutdown' | 'unavailable';
 
 export type QueueMsg =
-  | { readonly kind: 'restore'; readonly load: () => Promise<readonly PublishedEvent[]> }
+  | { readonly kind: 'restore'; readonly load: () => Promise<PublishedEvent[]> }
   | Delivery
   | { readonly kind: 'poll'; readonly lastEventId: number; readonly dontBlock: boolean; readonly respond: Responder }
   | { readonly kind: 'abandon'; readonly respond: Responder }
@@ -70,7 +70,8 @@ export class Delivery {
   private last: Delivery = this;
 
   constructor(
-    readonly events: readonly PublishedEvent[],
+    /** Added to (add) until the actor reads the message: the hand-over fills a part as it goes. */
+    readonly events: PublishedEvent[],
     readonly cache: PresentationCache,
   ) {}
 
@@ -78,6 +79,18 @@ export class Delivery {
   join(later: Delivery): void {
     this.last.next = later;
     this.last = later;
+  }
+
+  /**
+   * Add an event of the hand-over whose presentation cache is `cache` to this message, which its
+   * actor has not read yet: to its last part if that is the same hand-over's (once: an event
+   * addressed to a user twice, or to a user and all public channels, comes in a row), else in a
+   * part of its own.
+   */
+  add(e: PublishedEvent, cache: PresentationCache): void {
+    const last = this.last;
+    if (last.cache !== cache) this.join(new Delivery([e], cache));
+    else if (last.events[last.events.length - 1] !== e) last.events.push(e);
   }
 }
 
@@ -287,7 +300,7 @@ export function queueActor(q: EventQueue, msg: QueueMsg): EventQueue | Promise<E
   return q;
 }
 
-async function restore(q: EventQueue, load: () => Promise<readonly PublishedEvent[]>): Promise<EventQueue> {
+async function restore(q: EventQueue, load: () => Promise<PublishedEvent[]>): Promise<EventQueue> {
   try {
     accept(q, new Delivery(await load(), new PresentationCache()));
   } catch (err) {

@@ -137,11 +137,16 @@ export class RealmQueues {
    * the message its actor has not read yet.
    */
   private dispatchAll(events: readonly PublishedEvent[]): void {
-    const batches = new Map<EventQueue, PublishedEvent[]>();
+    const cache = new PresentationCache();
+    // Each queue's message is sent at its first event and filled as the hand-over goes: an actor
+    // reads its messages in a later turn of the event loop, never during this one. (A map of
+    // batches, sent at the end, cost two hash-table lookups a delivery.)
     const add = (q: EventQueue, e: PublishedEvent) => {
-      const list = batches.get(q);
-      if (!list) batches.set(q, [e]);
-      else if (list[list.length - 1] !== e) list.push(e);
+      if (q.inbox !== null) q.inbox.add(e, cache);
+      else {
+        q.inbox = new Delivery([e], cache);
+        dispatch(q.ref, q.inbox);
+      }
     };
     for (const e of events) {
       if (e.queueId !== undefined) {
@@ -160,15 +165,6 @@ export class RealmQueues {
         }
       }
       if (e.publicChannelId !== null && e.publicChannelId !== undefined) for (const q of this.allPublic) add(q, e);
-    }
-    const cache = new PresentationCache();
-    for (const [q, es] of batches) {
-      const delivery = new Delivery(es, cache);
-      if (q.inbox !== null) q.inbox.join(delivery);
-      else {
-        q.inbox = delivery;
-        dispatch(q.ref, delivery);
-      }
     }
   }
 
