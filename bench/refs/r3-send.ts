@@ -12,7 +12,6 @@ import type { PublishedEvent } from '../../src/actors/event-sequencer.js';
 import { now } from '../load/protocol.js';
 import { startEmbedded } from '../../src/store/database.js';
 import { insertEventsQuery } from '../../src/store/events.js';
-import { intArrayText } from '../../src/store/int-arrays.js';
 import {
   channelAlertWordsQuery,
   insertMessagesQuery,
@@ -136,7 +135,7 @@ function statements(job: R3Job) {
     ),
     event: new Statement<PublishedEvent>(
       (e) => insertEventsQuery(job.realmId, [e]),
-      (e) => [e.id, job.realmId, e.type, e.userIds === null ? null : intArrayText(e.userIds), e.publicChannelId, JSON.stringify(e.payload), null, null],
+      (e) => [e.id, job.realmId, e.type, e.userIds, e.publicChannelId, JSON.stringify(e.payload), null, null],
     ),
   };
 }

@@ -2,7 +2,6 @@
 import { sql, type CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
 import type { PublishedEvent } from '../actors/event-sequencer.js';
-import { intArrayText } from './int-arrays.js';
 
 /**
  * The statement writing events to the log (at least one). Also run by R3. Payloads go as JSON
@@ -12,10 +11,10 @@ import { intArrayText } from './int-arrays.js';
 export function insertEventsQuery(realmId: number, events: readonly PublishedEvent[]) {
   const rows = events.map(
     (e) => sql.fragment`(${e.id}, ${realmId}, ${e.type},
-      ${e.userIds === null ? null : intArrayText(e.userIds)}::int4[],
+      ${e.userIds === null ? null : sql.array(e.userIds as number[], 'int4')},
       ${e.publicChannelId ?? null}, ${JSON.stringify(e.payload)}::jsonb,
       ${e.perUser ? JSON.stringify(e.perUser) : null}::jsonb,
-      ${e.spanIds && e.spanIds.length > 0 ? intArrayText(e.spanIds) : null}::int8[])`,
+      ${e.spanIds && e.spanIds.length > 0 ? sql.array(e.spanIds as number[], 'int8') : null})`,
   );
   return sql.unsafe`
     INSERT INTO events (id, realm_id, type, user_ids, public_channel_id, payload, per_user, span_ids)

@@ -1,9 +1,8 @@
-// Integer arrays to and from Postgres (int4[], int8[]) as numbers. Loading an organization reads
-// each system group's members as one array (10,000 members: 10,000 elements); pg's general array
+// Integer arrays from Postgres (int4[], int8[]) as numbers. Loading an organization reads each
+// system group's members as one array (10,000 members: 10,000 elements); pg's general array
 // parser, which walks the text a character at a time, took 36 ms of a 10,000-user start. A
 // one-dimensional array of integers has no quotes, escapes or nesting, so it is split instead;
 // anything else (nested arrays, explicit bounds such as "[0:1]={1,2}") goes to pg's parser.
-// Written, such an array is joined the same way (intArrayText).
 import pg from 'pg';
 
 const INT8_ARRAY_OID = 1016;
@@ -22,15 +21,4 @@ export function parseIntArray(text: string): IntArray {
   const out: Array<number | null> = new Array(parts.length);
   for (let i = 0; i < parts.length; i++) out[i] = parts[i] === 'NULL' ? null : Number(parts[i]);
   return out;
-}
-
-/**
- * An array of integers in Postgres's text form, `{1,2,3}`, to be cast (`::int4[]`, `::int8[]`)
- * where it is used. pg writes an array parameter an element at a time, each quoted and escaped:
- * the recipients of an event to 98,000 users took it 18–32 ms, joined 4. Anything but a safe
- * integer is refused: the text is read as an array literal, not as a list of values.
- */
-export function intArrayText(values: readonly number[]): string {
-  for (const v of values) if (!Number.isSafeInteger(v)) throw new TypeError(`not an integer: ${String(v)}`);
-  return `{${values.join(',')}}`;
 }
