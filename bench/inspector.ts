@@ -8,16 +8,16 @@ const LISTENING = /Debugger listening on (ws:\/\/127\.0\.0\.1:\d+\/[\w-]+)/;
 
 export class Inspector {
   private next = 0;
-  private readonly pending = new Map<number, { resolve: () => void; reject: (e: Error) => void }>();
+  private readonly pending = new Map<number, { resolve: (result: unknown) => void; reject: (e: Error) => void }>();
 
   private constructor(private readonly socket: WebSocket) {
     socket.on('message', (data: Buffer) => {
-      const m = JSON.parse(data.toString('utf8')) as { id?: number; error?: { message: string } };
+      const m = JSON.parse(data.toString('utf8')) as { id?: number; result?: unknown; error?: { message: string } };
       const p = m.id === undefined ? undefined : this.pending.get(m.id);
       if (!p) return; // an event, not an answer
       this.pending.delete(m.id!);
       if (m.error) p.reject(new Error(`inspector: ${m.error.message}`));
-      else p.resolve();
+      else p.resolve(m.result);
     });
     // A failure closes the socket too, and the close rejects what waits; the error itself is not
     // to end the harness.
@@ -49,26 +49,35 @@ export class Inspector {
     return new Inspector(socket);
   }
 
-  /** A protocol method without parameters or results. */
-  call(method: string): Promise<void> {
+  /** A protocol method without parameters; its result. */
+  call(method: string): Promise<unknown> {
     const id = ++this.next;
-    return new Promise<void>((resolve, reject) => {
+    return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
       this.socket.send(JSON.stringify({ id, method }));
     });
   }
 
   /** A full, memory-reducing collection (what DevTools' "collect garbage" button does). */
-  collectGarbage(): Promise<void> {
-    return this.call('HeapProfiler.collectGarbage');
+  async collectGarbage(): Promise<void> {
+    await this.call('HeapProfiler.collectGarbage');
   }
 
-  /** The process's usage (its memory) after a full collection. */
-  async collectedUsage<U>(server: { usage(): U }): Promise<U> {
+  /**
+   * Bytes of live objects on V8's heap: right after a full collection, exactly what the program
+   * holds there, which no allocator's free memory or returned page moves.
+   */
+  async heapUsed(): Promise<number> {
+    return ((await this.call('Runtime.getHeapUsage')) as { usedSize: number }).usedSize;
+  }
+
+  /** The process's usage (its memory) after a full collection, and its heap's live bytes right after it. */
+  async collectedUsage<U>(server: { usage(): U }): Promise<{ usage: U; heapBytes: number }> {
     await this.collectGarbage();
+    const heapBytes = await this.heapUsed();
     // The collection returns pages to the system as it sweeps: give the sweeper a moment.
     await new Promise((r) => setTimeout(r, 500));
-    return server.usage();
+    return { usage: server.usage(), heapBytes };
   }
 
   close(): void {

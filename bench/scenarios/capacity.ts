@@ -16,6 +16,8 @@ export interface Readings {
   readonly collected: [number, number, number];
   /** Anonymous resident bytes right after parking, at the baseline and N (no collection). */
   readonly atOnce: [number, number];
+  /** Live bytes on V8's heap right after a full collection, at the points of `collected`: the least of the readings. */
+  readonly heap: [number, number, number];
 }
 
 /**
@@ -30,11 +32,16 @@ export interface Readings {
  */
 const READINGS = 3;
 
-/** Anonymous resident bytes held after a full collection: the least of READINGS readings. */
-async function held(inspector: Pick<Inspector, 'collectedUsage'>, server: { usage(): Usage }): Promise<number> {
-  let least = Infinity;
-  for (let i = 0; i < READINGS; i++) least = Math.min(least, (await inspector.collectedUsage(server)).anonBytes);
-  return least;
+/** Anonymous resident bytes held after a full collection, and the heap's live bytes: the least of READINGS readings of each. */
+async function held(inspector: Pick<Inspector, 'collectedUsage'>, server: { usage(): Usage }): Promise<{ anon: number; heap: number }> {
+  let anon = Infinity;
+  let heap = Infinity;
+  for (let i = 0; i < READINGS; i++) {
+    const r = await inspector.collectedUsage(server);
+    anon = Math.min(anon, r.usage.anonBytes);
+    heap = Math.min(heap, r.heapBytes);
+  }
+  return { anon, heap };
 }
 
 /** The first of the two steps of parking: a third of N. */
@@ -60,7 +67,11 @@ export async function readWhileParking(
   await settle();
   const atOnce = server.usage().anonBytes;
   const collectedAll = await held(inspector, server);
-  return { collected: [collectedBefore, collectedThird, collectedAll], atOnce: [before, atOnce] };
+  return {
+    collected: [collectedBefore.anon, collectedThird.anon, collectedAll.anon],
+    atOnce: [before, atOnce],
+    heap: [collectedBefore.heap, collectedThird.heap, collectedAll.heap],
+  };
 }
 
 /**
@@ -70,6 +81,8 @@ export async function readWhileParking(
  */
 export const marginal = (r: Readings, n: number) => (r.collected[2] - r.collected[1]) / (n - firstStep(n));
 export const average = (r: Readings, n: number) => (r.collected[2] - r.collected[0]) / n;
+/** Of the marginal cost, what is on V8's heap (the objects of a parked request, exactly). */
+export const marginalHeap = (r: Readings, n: number) => (r.heap[2] - r.heap[1]) / (n - firstStep(n));
 const rightAfter = (r: Readings, n: number) => (r.atOnce[1] - r.atOnce[0]) / n;
 
 export async function capacity(ctx: Context): Promise<Comparison[]> {
@@ -187,6 +200,7 @@ export async function capacity(ctx: Context): Promise<Comparison[]> {
       met: held >= n && per <= 2 * r2Per,
       notes: [
         `memory per parked request: anonymous resident memory after a full collection (the least of ${READINGS} readings), from N/3 to N parked; over all N, Parley ÷ R2 was ${(average(memory, n) / average(r2Memory, n)).toFixed(2)}, and right after parking (no collection) ${(rightAfter(memory, n) / rightAfter(r2Memory, n)).toFixed(2)}`,
+        `of it on V8's heap (live objects right after the collection, from N/3 to N): Parley ${marginalHeap(memory, n).toFixed(0)} bytes, R2 ${marginalHeap(r2Memory, n).toFixed(0)}`,
       ],
     },
   ];

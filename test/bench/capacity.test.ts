@@ -1,7 +1,7 @@
 // Smoke runs of the capacity and restart benchmark scenarios.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { average, marginal, readWhileParking, startupPhases } from '../../bench/scenarios/capacity.js';
+import { average, marginal, marginalHeap, readWhileParking, startupPhases } from '../../bench/scenarios/capacity.js';
 import { checkComparisons, runSmoke } from './smoke.js';
 
 const t = suite('bench smoke: capacity and restart');
@@ -16,6 +16,10 @@ t('capacity holds every parked poll and reports memory per poll', async () => {
   assert.match(cs[0]!.parley.extra['average over all N'] ?? '', /KiB$/);
   assert.match(cs[0]!.reference.extra['average over all N'] ?? '', /KiB$/);
   assert.match(cs[0]!.notes[0] ?? '', /^memory per parked request: anonymous resident memory after a full collection \(the least of 3 readings\), from N\/3 to N parked; over all N, Parley ÷ R2 was /);
+  // A queue and its parked poll are objects on the heap; R2's parked request is mostly uWS's own.
+  const heap = /^of it on V8's heap \(live objects right after the collection, from N\/3 to N\): Parley (-?\d+) bytes, R2 (-?\d+)$/.exec(cs[0]!.notes[1] ?? '');
+  assert.ok(heap, cs[0]!.notes[1]);
+  assert.ok(Number(heap[1]) > 200, `Parley's heap per parked poll: ${heap[1]} bytes`);
 });
 
 t('memory per parked request is the growth from a third of N to N', async () => {
@@ -23,6 +27,7 @@ t('memory per parked request is the growth from a third of N to N', async () => 
   // collection gives back 300 bytes a request of garbage, which the reading right after keeps.
   // Two of the readings after a collection (the first at a third of N, the second at N) come
   // after the process allocated again (3 MB of young generation): the least of each three is kept.
+  // The heap holds 600 bytes a request, and 1 MB more in the first reading at N.
   const n = 30;
   let parked = 0;
   let collected = false;
@@ -36,10 +41,10 @@ t('memory per parked request is the growth from a third of N to N', async () => 
     }),
   };
   const inspector = {
-    async collectedUsage<U>(s: { usage(): U }): Promise<U> {
+    async collectedUsage<U>(s: { usage(): U }): Promise<{ usage: U; heapBytes: number }> {
       collected = true;
       readings++;
-      return s.usage();
+      return { usage: s.usage(), heapBytes: 20e6 + parked * 600 + (readings === 7 ? 1e6 : 0) };
     },
   };
   const calls: Array<[number, number]> = [];
@@ -54,6 +59,8 @@ t('memory per parked request is the growth from a third of N to N', async () => 
   ]);
   assert.is(readings, 9);
   assert.is(marginal(r, n), 1000);
+  assert.is(marginalHeap(r, n), 600);
+  assert.equal(r.heap, [20e6, 20e6 + 10 * 600, 20e6 + 30 * 600]);
   assert.is(average(r, n), 1000 + 5e6 / n);
   assert.equal(r.atOnce, [50e6, 50e6 + 5e6 + 30 * 1300]);
 });

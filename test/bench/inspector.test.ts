@@ -56,7 +56,9 @@ t('a full collection gives the garbage back, and protocol errors are rejections'
   try {
     await drop();
     const before = usage(proc.pid!);
-    const after = await inspector.collectedUsage({ usage: () => usage(proc.pid!) });
+    const { usage: after, heapBytes } = await inspector.collectedUsage({ usage: () => usage(proc.pid!) });
+    // The 64 MB of strings are gone from the heap; what is left is Node's own (a few MB).
+    assert.ok(heapBytes > 1e6 && heapBytes < 16 * 2 ** 20, `heap ${heapBytes} bytes after the collection`);
     assert.ok(before.rssBytes - after.rssBytes > 32 * 2 ** 20, `RSS ${before.rssBytes} before, ${after.rssBytes} after the collection`);
     // The garbage was the process's own memory; Node's executable pages are RSS but not that.
     assert.ok(after.rssBytes - after.anonBytes > 8 * 2 ** 20, `RSS ${after.rssBytes}, anonymous ${after.anonBytes}`);
