@@ -1,5 +1,9 @@
 // A request's client going away, as the parked long-poll that waits for it sees it.
 
+const HUNG_UP = 1;
+/** The first bit of Hangup's `bits` a subclass may use for flags of its own. */
+export const HANGUP_FREE_BIT = HUNG_UP << 1;
+
 /**
  * Fired when a request's client goes away; a parked long-poll listens to it. One exists per
  * request, tens of thousands at once when polls are parked, so it is a flag and one listener: an
@@ -7,10 +11,14 @@
  */
 export class Hangup implements HangupSource {
   private listener: HangupListener | null = null;
-  private hungUp = false;
+  /**
+   * HUNG_UP, and above it flags of a subclass's own (from HANGUP_FREE_BIT): one field, where a
+   * field for each flag cost a parked request 8 bytes more.
+   */
+  protected bits = 0;
 
   get gone(): boolean {
-    return this.hungUp;
+    return (this.bits & HUNG_UP) !== 0;
   }
 
   /**
@@ -23,8 +31,8 @@ export class Hangup implements HangupSource {
 
   /** The client went away (uWS `onAborted`); later calls do nothing. */
   fire(): void {
-    if (this.hungUp) return;
-    this.hungUp = true;
+    if (this.gone) return;
+    this.bits |= HUNG_UP;
     const l = this.listener;
     this.listener = null;
     l?.hungUp();

@@ -8,6 +8,7 @@ import type { Logger } from 'pino';
 import type { ApiRequest, ApiResponse, Dispatch } from './dispatch.js';
 import { errorResponse, Exchange } from './dispatch.js';
 import { errors } from '../domain/errors.js';
+import { HANGUP_FREE_BIT } from '../hangup.js';
 import { Outbox } from './outbox.js';
 
 export interface HttpServerOptions {
@@ -211,19 +212,29 @@ class Requests {
   }
 }
 
+/** UwsExchange's flag in Hangup's bits. */
+const FINISHED = HANGUP_FREE_BIT;
+
 /**
  * A request's exchange with its response not yet written: where dispatch() replies, and the
  * request's Hangup, so that a parked request is this one object (and uWS's response and abort
  * handler).
  */
 class UwsExchange extends Exchange {
-  finished = false;
-
   constructor(
     readonly res: uWS.HttpResponse,
     private readonly requests: Requests,
   ) {
     super();
+  }
+
+  /** Answered or aborted: `res` is not to be written again (a bit of Hangup's field). */
+  get finished(): boolean {
+    return (this.bits & FINISHED) !== 0;
+  }
+
+  private markFinished(): void {
+    this.bits |= FINISHED;
   }
 
   /** dispatch()'s one answer. While draining, the connection closes after it: the client reconnects elsewhere. */
@@ -237,7 +248,7 @@ class UwsExchange extends Exchange {
 
   /** The client went away: nothing may touch `res` any more. */
   abort(): void {
-    this.finished = true;
+    this.markFinished();
     this.requests.bodies.delete(this);
     this.fire();
   }
@@ -245,7 +256,7 @@ class UwsExchange extends Exchange {
   /** Answers once, at the end of the turn (outbox.ts); `close` ends the connection after it (drain, bad framing). */
   finish(r: ApiResponse, close: boolean): void {
     if (this.finished) return;
-    this.finished = true;
+    this.markFinished();
     this.requests.bodies.delete(this);
     this.requests.outbox.add(this, r, close);
   }

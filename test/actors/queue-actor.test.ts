@@ -197,4 +197,26 @@ t('events added while the message waits: to its last part within a hand-over, on
   assert.equal(parked.ids, [1, 2, 3, 4, 5]);
 });
 
+t('a queue keeps its contact time to the millisecond, before its epoch too, and its end reason beside its flags', () => {
+  const { q, clock } = makeQueue(INTERVAL, 5_000);
+  assert.is(q.lastContact, clock.now());
+  // Restored from a row: a contact before this registry's epoch, with the row's fraction.
+  q.lastContact = q.env.epochMs - 90_000.4;
+  assert.is(q.lastContact, q.env.epochMs - 90_000);
+  q.dirty = true;
+  q.heartbeatRequested = true;
+  assert.is(q.alive, true);
+  assert.is(q.endReason, undefined);
+  for (const reason of ['deleted', 'expired', 'deactivated', 'shutdown', 'unavailable'] as const) {
+    q.endReason = reason;
+    assert.is(q.endReason, reason);
+    assert.is(q.alive, false);
+    assert.is(q.dirty, true);
+    assert.is(q.heartbeatRequested, true);
+  }
+  q.dirty = false;
+  assert.is(q.endReason, 'unavailable');
+  assert.is(q.heartbeatRequested, true);
+});
+
 t.run();

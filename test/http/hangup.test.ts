@@ -1,7 +1,7 @@
 // Hangup: the flag and single listener a parked long-poll waits on for its client to go away.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { Hangup } from '../../src/hangup.js';
+import { Hangup, HANGUP_FREE_BIT } from '../../src/hangup.js';
 
 const t = suite('hangup');
 
@@ -59,4 +59,30 @@ t('an object listens through its hungUp method, once, with itself as this', () =
   assert.is(parked.calls, 1);
 });
 
+t("a subclass's flags share the field and leave the hang-up alone", () => {
+  const MINE = HANGUP_FREE_BIT;
+  class Flagged extends Hangup {
+    get mine(): boolean {
+      return (this.bits & MINE) !== 0;
+    }
+    mark(): void {
+      this.bits |= MINE;
+    }
+  }
+  const h = new Flagged();
+  let calls = 0;
+  h.listen({ hungUp: () => calls++ });
+  h.mark();
+  assert.is(h.gone, false);
+  assert.is(h.mine, true);
+  h.fire();
+  assert.is(h.gone, true);
+  assert.is(calls, 1);
+  assert.is(h.mine, true);
+  const fresh = new Flagged();
+  fresh.fire();
+  assert.is(fresh.mine, false);
+});
+
 t.run();
+

@@ -4,6 +4,7 @@
 // sooner after an answer wait for the rest of the interval and go out together. A quiet queue is
 // answered at once. The queue actor asks; nothing here sends or schedules.
 import type { Clock } from '../../clock.js';
+import { smallMoment, smallSince } from '../../small-time.js';
 
 /** What the interval is measured against: the registry's clock, epoch and setting. */
 export interface IntervalClock {
@@ -24,18 +25,16 @@ export interface Answered {
 export const NEVER = -1;
 
 /**
- * A moment as milliseconds since the registry's epoch, modulo 2^30: a small integer, which V8
- * keeps in the queue's field itself (a time in milliseconds would be boxed). Differences are
- * taken modulo 2^30 too, so they are right for any two moments less than twelve days apart.
+ * A moment as milliseconds since the registry's epoch (small-time.ts: kept in the queue's field
+ * itself, and right for any two moments less than twelve days apart).
  */
-const MS_MASK = 0x3fffffff;
 function queueMs(env: IntervalClock, now: number): number {
-  return (now - env.epochMs) & MS_MASK;
+  return smallMoment(now - env.epochMs);
 }
 
 /** Milliseconds from the queue's last answer with events to `now`; Infinity before its first. */
 function sinceAnswer(q: Answered, now: number): number {
-  return q.answered === NEVER ? Infinity : (queueMs(q.env, now) - q.answered) & MS_MASK;
+  return q.answered === NEVER ? Infinity : smallSince(q.answered, queueMs(q.env, now));
 }
 
 /** Whether the queue may answer a poll with the events it holds now. */

@@ -114,6 +114,9 @@ export interface QueueEnvironment {
 
 const DIRTY = 1;
 const HEARTBEAT_REQUESTED = 2;
+/** Bits 2–4 of the flags: why the queue ended, as 1 + its index here (0 while it is alive). */
+const END_REASONS: readonly EndReason[] = ['deleted', 'expired', 'deactivated', 'shutdown', 'unavailable'];
+const END_SHIFT = 2;
 
 /** The empty buffer queues share, frozen: accept gives a queue its own before the first push. */
 const NO_EVENTS = Object.freeze([]) as unknown as BufferedEvent[];
@@ -129,17 +132,23 @@ export class EventQueue implements ClientView, Scheduled, HangupListener, Answer
   ref: Ref<QueueMsg> = null as unknown as Ref<QueueMsg>;
   /** Highest id the client acknowledged. */
   acked: number;
-  lastContact: number;
+  /**
+   * The last contact, in milliseconds since the registry's epoch (lastContact is the time): a
+   * small integer, which V8 keeps in the field itself, for about 24 days after the epoch. A time
+   * in milliseconds would be boxed (16 bytes more a queue); beyond that it is boxed, and as right.
+   */
+  private contactMs: number;
   /**
    * The last contact its row holds, in whole seconds (contactSecond; the row has the
    * milliseconds): a small integer, which V8 keeps in the field itself (a time in milliseconds
    * would be boxed, 16 bytes more a queue).
    */
   savedContact: number;
-  /** DIRTY and HEARTBEAT_REQUESTED, read through accessors: two boolean fields cost 8 bytes more a queue. */
+  /**
+   * DIRTY, HEARTBEAT_REQUESTED and the end reason, read through accessors: each as a field of its
+   * own cost 8 bytes more a queue.
+   */
   private flags = 0;
-  /** Why the queue ended; undefined while it is alive. */
-  endReason: EndReason | undefined = undefined;
   /** NO_EVENTS (shared) until the first event arrives: an idle queue holds no array of its own. */
   buffer: BufferedEvent[] = NO_EVENTS;
   /** Highest event id seen (delivered or skipped): later duplicates are ignored. */
@@ -170,14 +179,33 @@ export class EventQueue implements ClientView, Scheduled, HangupListener, Answer
     readonly env: QueueEnvironment,
   ) {
     this.acked = acked;
-    this.lastContact = lastContact;
+    this.contactMs = Math.round(lastContact - env.epochMs);
     this.savedContact = contactSecond(env, lastContact);
     this.seen = Math.max(startEventId, acked);
     this.socketSent = acked;
   }
 
+  /** The last contact (epoch milliseconds): registration, a poll, an acknowledgement, a socket's coming or going. */
+  get lastContact(): number {
+    return this.env.epochMs + this.contactMs;
+  }
+
+  set lastContact(ms: number) {
+    this.contactMs = Math.round(ms - this.env.epochMs);
+  }
+
+  /** Why the queue ended; undefined while it is alive. */
+  get endReason(): EndReason | undefined {
+    const n = this.flags >> END_SHIFT;
+    return n === 0 ? undefined : END_REASONS[n - 1];
+  }
+
+  set endReason(reason: EndReason) {
+    this.flags = (this.flags & ((1 << END_SHIFT) - 1)) | ((END_REASONS.indexOf(reason) + 1) << END_SHIFT);
+  }
+
   get alive(): boolean {
-    return this.endReason === undefined;
+    return this.flags >> END_SHIFT === 0;
   }
 
   /** acked or lastContact changed since the row was last written. */
