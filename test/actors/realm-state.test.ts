@@ -43,4 +43,33 @@ t('a mention by name finds the active user of that name, in any case, and follow
   assert.is(s.activeUserByName('New Person'), promoted, 'the record as it is now');
 });
 
+t('a unique-name check sees other active users of the name, in any case, not the one renaming', () => {
+  const s = new RealmState({ id: 1 } as RealmRecord, [user(1, true, 'Kim Lee'), user(2, true, 'KIM LEE'), user(3, true, 'Kim Lee'), user(4, false, 'Pat')], []);
+  assert.is(s.nameTakenByOther('kim lee', null), true);
+  assert.is(s.nameTakenByOther('kim lee', 1), true, 'two others share it');
+  assert.is(s.nameTakenByOther('Pat', null), false, 'deactivated');
+  assert.is(s.nameTakenByOther('Nobody', null), false);
+  s.putUser(user(2, true, 'Kim Two'));
+  s.putUser(user(3, false, 'Kim Lee'));
+  assert.is(s.nameTakenByOther('Kim Lee', 1), false, 'the only one left is the one asking');
+  assert.is(s.nameTakenByOther('Kim Lee', 2), true);
+  assert.is(s.activeUserByName('kim lee')?.id, 1, 'three shared it; two left it');
+  s.putUser(user(4, true, 'Pat'));
+  assert.is(s.nameTakenByOther('pat', null), true, 'reactivated');
+});
+
+t('the name index, once made, follows puts without another walk over the users', () => {
+  const s = new RealmState({ id: 1 } as RealmRecord, [user(1, true, 'A'), user(2, true, 'B')], []);
+  assert.is(s.activeUserByName('a')?.id, 1);
+  s.users.values = () => assert.unreachable('walked the users again') as never;
+  s.putUser(user(3, true, 'C'));
+  s.putUser(user(1, true, 'B'));
+  s.putUser(user(2, false, 'B'));
+  assert.is(s.activeUserByName('c')?.id, 3);
+  assert.is(s.activeUserByName('b')?.id, 1);
+  assert.is(s.activeUserByName('a'), null);
+  assert.is(s.nameTakenByOther('B', 1), false);
+});
+
 t.run();
+

@@ -49,11 +49,7 @@ export function checkFullName(name: string): string {
 
 /** With require_unique_names, no other active account may have the same name. */
 export function checkUniqueName(state: RealmState, name: string, selfId: number | null): void {
-  if (!state.realm.settings.require_unique_names) return;
-  const n = name.toLowerCase();
-  for (const u of state.users.values()) {
-    if (u.id !== selfId && u.is_active && u.full_name.toLowerCase() === n) throw errors.nameNotUnique();
-  }
+  if (state.realm.settings.require_unique_names && state.nameTakenByOther(name, selfId)) throw errors.nameNotUnique();
 }
 
 export function botEmail(shortName: string, realmHost: string): string {
