@@ -319,6 +319,27 @@ signup('invalid input re-renders the form with the problem and creates nothing',
   assert.match(res.text, /&quot;&gt;&lt;script&gt;/);
 });
 
+signup("with sign-ups restricted to the organization's domains, a link admits only their addresses", async () => {
+  const link = assertSuccess(await invite(cast.admin)).invite_link;
+  assertSuccess(await realm.owner.post('/api/v1/realm/domains', { domain: 'allowed.test', allow_subdomains: false }));
+  assertSuccess(await realm.owner.patch('/api/v1/realm', { emails_restricted_to_domains: true }));
+  try {
+    for (const email of ['out@elsewhere.test', 'sub@eng.allowed.test']) {
+      const res = await page(link, 'POST', { email, full_name: 'Outsider', password: 'secret1' });
+      assert.is(res.status, 400);
+      assert.ok(res.text.includes(`Email '${email}' not allowed in this organization`), res.text);
+      assert.match(res.text, /<form/);
+      assert.is(realm.handle.state.userByDeliveryEmail(email), undefined);
+    }
+    assert.is((await page(link, 'POST', { email: 'in@allowed.test', full_name: 'Insider', password: 'secret1' })).status, 200);
+    assert.ok(realm.handle.state.userByDeliveryEmail('in@allowed.test')?.is_active);
+  } finally {
+    assertSuccess(await realm.owner.patch('/api/v1/realm', { emails_restricted_to_domains: false }));
+  }
+  // Unrestricted again: the same link admits any address.
+  assert.is((await page(link, 'POST', { email: 'out@elsewhere.test', full_name: 'Outsider', password: 'secret1' })).status, 200);
+});
+
 signup('expired, revoked and unknown links are refused', async () => {
   const expiring = assertSuccess(await invite(cast.admin, { invite_expires_in_minutes: 5 })).invite_link;
   const revoked = assertSuccess(await invite(cast.admin)).invite_link;

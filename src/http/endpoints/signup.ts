@@ -12,6 +12,7 @@ import { publicEndpoint } from '../endpoint.js';
 import { p } from '../params.js';
 import { inviteRefusedPage, signupDonePage, signupFormPage } from '../pages/signup.js';
 import { startSession } from '../sessions.js';
+import { checkEmailAllowed } from './users.js';
 
 export const PASSWORD_MIN_LENGTH = 6;
 export const PASSWORD_MAX_LENGTH = 100;
@@ -46,9 +47,12 @@ export const submitSignup = publicEndpoint(
     if (params.password.length < PASSWORD_MIN_LENGTH || params.password.length > PASSWORD_MAX_LENGTH) {
       return refuse(`The password must be ${PASSWORD_MIN_LENGTH} to ${PASSWORD_MAX_LENGTH} characters long.`);
     }
-    const passwordHash = await hashPassword(params.password);
     let accepted;
     try {
+      // An invitation link lets anyone with it join, but only from the organization's allowed
+      // domains when it restricts them (emails_restricted_to_domains), as POST /users.
+      await checkEmailAllowed(app.db, realm.state, params.email);
+      const passwordHash = await hashPassword(params.password);
       accepted = await realm.ask('invite.acceptMultiuse', { key: params.key, email: params.email, fullName: params.full_name, passwordHash });
     } catch (e) {
       if (isApiError(e)) return refuse(e.message);
