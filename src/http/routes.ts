@@ -101,6 +101,8 @@ import { setEditTyping, setTyping } from './endpoints/typing.js';
 import { deleteAttachment, getFile, getFileUrl, getTemporaryFile, listAttachments, uploadFile } from './endpoints/uploads.js';
 import {
   getSubscriptions,
+  getSubscriptionStatus,
+  getUserChannels,
   subscribe,
   unsubscribe,
   updateSubscription,
@@ -184,6 +186,8 @@ export const apiRoutes: RouteTable = {
   // {user_id} is an id or an email address (GET/PATCH /users/{email}, endpoint 2).
   '/users/{user_id}': { GET: getUser, PATCH: updateUser, DELETE: deactivateUser },
   '/users/{user_id}/reactivate': { POST: reactivateUser },
+  '/users/{user_id}/subscriptions/{stream_id}': { GET: getSubscriptionStatus },
+  '/users/{user_id}/channels': { GET: getUserChannels },
   '/users/{user_id}/status': { GET: getUserStatus, POST: setUserStatus },
   '/users/me/presence': { POST: updatePresence },
   '/users/me/apns_device_token': { POST: addApnsToken, DELETE: removeApnsToken },

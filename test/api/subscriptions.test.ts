@@ -245,7 +245,45 @@ lists('a guest outside can_access_all_users_group sees only users it shares a ch
   }
 });
 
-lists.after(async () => {
+const others = suite("another user's subscriptions");
+
+others('each role sees which of its channels it may see, and whether the user follows one', async () => {
+  const { owner, member } = cast;
+  const target = await realm.createUser({ name: 'Tess Target' });
+  const pub = await createChannel(owner, 'U-pub', { others: [target] });
+  const secret = await createChannel(owner, 'U-secret', { invite_only: true, others: [target] });
+  const shared = await createChannel(owner, 'U-shared', { invite_only: true, others: [target, member] });
+  const elsewhere = await createChannel(owner, 'U-elsewhere');
+  const mine = [pub, secret, shared, elsewhere];
+  // Administrators see every channel's metadata; others the public ones and their own private ones.
+  const visible: Record<(typeof ROLE_NAMES)[number], number[]> = {
+    owner: [pub, secret, shared, elsewhere],
+    admin: [pub, secret, shared, elsewhere],
+    moderator: [pub, elsewhere],
+    member: [pub, shared, elsewhere],
+    guest: [],
+    bot: [pub, elsewhere],
+  };
+  for (const role of ROLE_NAMES) {
+    const listed = assertSuccess(await cast[role].get(`/api/v1/users/${target.id}/channels`)).subscribed_channel_ids as number[];
+    assert.equal(listed.filter((id) => mine.includes(id)), visible[role].filter((id) => id !== elsewhere), role);
+    assert.equal(listed, [...listed].sort((a, b) => a - b), `${role}: in id order`);
+    for (const id of mine) {
+      const r = await cast[role].get(`/api/v1/users/${target.id}/subscriptions/${id}`);
+      if (visible[role].includes(id)) assert.is(assertSuccess(r).is_subscribed, id !== elsewhere, `${role}, channel ${id}`);
+      else assertError(r, 'Invalid channel ID');
+    }
+  }
+  // A bot's subscriptions too; nobody's, or a deactivated user's, are refused.
+  assert.is(assertSuccess(await member.get(`/api/v1/users/${cast.bot.id}/subscriptions/${pub}`)).is_subscribed, false);
+  assertError(await member.get(`/api/v1/users/999999/channels`), 'No such user');
+  assertError(await member.get(`/api/v1/users/999999/subscriptions/${pub}`), 'No such user');
+  assertError(await member.get(`/api/v1/users/${target.id}/subscriptions/999999`), 'Invalid channel ID');
+  await realm.handle.ask('user.setActive', { userId: target.id, active: false, actorId: null });
+  assertError(await member.get(`/api/v1/users/${target.id}/channels`), 'User is deactivated');
+});
+
+others.after(async () => {
   await server.close();
 });
 
@@ -253,3 +291,4 @@ sub.run();
 unsub.run();
 props.run();
 lists.run();
+others.run();

@@ -1,15 +1,18 @@
 // Subscriptions: GET/POST/DELETE /users/me/subscriptions (subscribing creates missing channels),
-// PATCH /users/me/subscriptions/{stream_id} (one setting, endpoint 12) and
-// POST /users/me/subscriptions/properties (several).
+// PATCH /users/me/subscriptions/{stream_id} (one setting, endpoint 12),
+// POST /users/me/subscriptions/properties (several), and another user's subscriptions as the
+// caller may see them (GET /users/{user_id}/subscriptions/{stream_id}, GET /users/{user_id}/channels).
 import { z } from 'zod';
 import type { GroupSettingInput } from '../../actors/realm/group-settings.js';
+import { canSeeChannel } from '../../actors/realm/channel-view.js';
 import type { RealmState } from '../../actors/realm/state.js';
+import { accessUser } from '../../actors/realm/user-access.js';
 import { CHANNEL_GROUP_SETTINGS, TOPICS_POLICIES, type ChannelGroupSetting } from '../../domain/channels.js';
 import { errors } from '../../domain/errors.js';
-import { userEndpoint } from '../endpoint.js';
+import { userEndpoint, type UserContext } from '../endpoint.js';
 import { j, p } from '../params.js';
 import { gatherSubscriptions } from '../views/subscriptions.js';
-import { retentionDays } from './channels.js';
+import { retentionDays, visibleChannel } from './channels.js';
 
 const principalsParam = () => p.json(z.union([z.array(j.int()), z.array(z.string())]));
 
@@ -124,3 +127,25 @@ export const updateSubscriptionProperties = userEndpoint(
     return { subscription_data: q.subscription_data };
   },
 );
+
+/** Whose subscriptions are asked about: an active user (bots too) the caller may see. */
+const targetUser = (ctx: UserContext, userId: number) =>
+  accessUser(ctx.realm.state, ctx.user, ctx.realm.state.user(userId), { allowDeactivated: false });
+
+export const getSubscriptionStatus = userEndpoint(z.object({ user_id: p.int(), stream_id: p.int() }), async (ctx, q) => {
+  const target = targetUser(ctx, q.user_id);
+  const c = visibleChannel(ctx, q.stream_id);
+  return { is_subscribed: ctx.realm.state.channels.isSubscribed(target.id, c.id) };
+});
+
+/** The channels the user follows, of those whose metadata the caller may see (an administrator: all). */
+export const getUserChannels = userEndpoint(z.object({ user_id: p.int() }), async (ctx, q) => {
+  const target = targetUser(ctx, q.user_id);
+  const state = ctx.realm.state;
+  const ids: number[] = [];
+  for (const id of state.channels.subscriptionsOf(target.id)) {
+    const c = state.channels.get(id);
+    if (c && canSeeChannel(state, ctx.user, c)) ids.push(id);
+  }
+  return { subscribed_channel_ids: ids.sort((a, b) => a - b) };
+});

@@ -95,6 +95,20 @@ export const channelEntries: Matrix = {
   'DELETE /api/v1/default_streams': {
     probes: (fx) => forChannels((vis) => ({ path: `${API}/default_streams`, params: { stream_id: fx.channels[vis].channelId }, target: meta(vis), denial: BAD_OR_NOT_ADMIN })),
   },
+  // Another user's subscriptions: the insider follows every channel of the fixture, the hermit
+  // is one the guest may not see. Each channel answered is one the caller may see (the scan).
+  'GET /api/v1/users/{user_id}/subscriptions/{stream_id}': {
+    probes: (fx) => [
+      ...forChannels((vis) => ({ path: `${API}/users/${fx.insider.id}/subscriptions/${fx.channels[vis].channelId}`, target: meta(vis), denial: BAD, grant: true })),
+      { path: `${API}/users/${fx.hermit.id}/subscriptions/${fx.channels.public.channelId}`, target: { vis: 'hiddenUser', needs: 'meta' }, denial: BAD, grant: true },
+    ],
+  },
+  'GET /api/v1/users/{user_id}/channels': {
+    probes: (fx) => [
+      { path: `${API}/users/${fx.insider.id}/channels` },
+      { path: `${API}/users/${fx.hermit.id}/channels`, target: { vis: 'hiddenUser', needs: 'meta' }, denial: BAD, grant: true },
+    ],
+  },
   'GET /api/v1/users/me/subscriptions': {
     probes: () => [{ path: `${API}/users/me/subscriptions`, params: { include_subscribers: true } }],
   },
