@@ -17,9 +17,11 @@ import {
   getUserStatus,
   getViews,
   removeAlertWords,
+  muteUser,
   removeView,
   setOwnStatus,
   setUserStatus,
+  unmuteUser,
 } from './endpoints/personal.js';
 import {
   createProfileField,
@@ -180,6 +182,7 @@ export const apiRoutes: RouteTable = {
   '/users': { GET: getUsers, POST: createUser },
   '/users/me': { GET: getOwnUser, DELETE: deactivateOwnUser },
   '/users/me/alert_words': { GET: getAlertWords, POST: addAlertWords, DELETE: removeAlertWords },
+  '/users/me/muted_users/{muted_user_id}': { POST: muteUser, DELETE: unmuteUser },
   '/users/me/avatar': { POST: setOwnAvatar, DELETE: deleteOwnAvatar },
   '/users/me/profile_data': { PATCH: updateOwnProfileData, DELETE: removeOwnProfileData },
   '/users/me/status': { POST: setOwnStatus },

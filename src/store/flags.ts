@@ -22,14 +22,15 @@ export async function addHistoricalRows(db: CommonQueryMethods, userId: number, 
     ON CONFLICT DO NOTHING`);
 }
 
-/** Mark unread messages read: all of them, or in a channel, or in one topic of it. */
-export function markRead(db: CommonQueryMethods, userId: number, scope: { channelId?: number; topic?: string }): Promise<readonly number[]> {
+/** Mark unread messages read: all of them, or in a channel, or in one topic of it, or one sender's. */
+export function markRead(db: CommonQueryMethods, userId: number, scope: { channelId?: number; topic?: string; senderId?: number }): Promise<readonly number[]> {
   const channel = scope.channelId !== undefined ? sql.fragment`AND m.channel_id = ${scope.channelId}` : sql.fragment``;
   const topic = scope.topic !== undefined ? sql.fragment`AND lower(m.topic) = lower(${scope.topic})` : sql.fragment``;
+  const sender = scope.senderId !== undefined ? sql.fragment`AND m.sender_id = ${scope.senderId}` : sql.fragment``;
   return db.anyFirst(sql.type(z.object({ message_id: z.number() }))`
     UPDATE user_messages um SET flags = um.flags | ${FLAG_BITS.read}::int
     FROM messages m
-    WHERE um.user_id = ${userId} AND (um.flags & ${FLAG_BITS.read}) = 0 AND m.id = um.message_id ${channel} ${topic}
+    WHERE um.user_id = ${userId} AND (um.flags & ${FLAG_BITS.read}) = 0 AND m.id = um.message_id ${channel} ${topic} ${sender}
     RETURNING um.message_id`);
 }
 

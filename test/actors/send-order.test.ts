@@ -8,6 +8,7 @@ import type { CommonQueryMethods } from 'slonik';
 import { orderOf, Turn } from '../../src/actors/commit-order.js';
 import { sendMessages, type SendInput } from '../../src/actors/conversations/send.js';
 import type { WriteContext } from '../../src/actors/conversations/conversations.js';
+import { MutedUsers } from '../../src/actors/realm/muted-users.js';
 
 const t = suite('send order');
 
@@ -34,7 +35,8 @@ function context(statements: string[]): WriteContext {
   return {
     // No earlier send holds the key.
     services: { clock: { now: () => 0 }, db: { any: () => Promise.resolve([]) } },
-    realm: { id: 1, state: {} },
+    // Nobody muted anyone.
+    realm: { id: 1, state: { mutes: new MutedUsers() } },
     write: (work: (tx: CommonQueryMethods, emit: () => void) => Promise<unknown>) => work(tx, () => undefined),
   } as unknown as WriteContext;
 }

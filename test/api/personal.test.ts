@@ -1,11 +1,12 @@
-// A user's own data: alert words, status (own and by administrators), saved snippets and
-// navigation views, with their events and register members.
+// A user's own data: alert words, muted users, status (own and by administrators), saved
+// snippets and navigation views, with their events and register members.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { alertWordsByUser } from '../../src/store/alert-words.js';
 import { assertError, assertSuccess } from '../helpers/assert.js';
 import { Role } from '../../src/domain/roles.js';
 import { drainEvents, expectConsistent } from '../helpers/consistency.js';
+import { createChannel, deactivate, sendDirect, sendToChannel } from '../helpers/messaging.js';
 import { everyRole } from '../helpers/people.js';
 import { startTestServer, type TestRealm, type TestServer, type TestUser } from '../helpers/server.js';
 
@@ -43,6 +44,79 @@ words('add (case-insensitively once), list and remove', async () => {
   assertError(await member.post('/api/v1/users/me/alert_words', { alert_words: ['x'.repeat(101)] }), 'alert_words[0] is too long (limit: 100 characters)');
   assertError(await member.post('/api/v1/users/me/alert_words', {}), "Missing 'alert_words' argument");
   assertError(await member.post('/api/v1/users/me/alert_words', { alert_words: 'word' }), 'Argument "alert_words" is not valid JSON.');
+});
+
+// ---------------------------------------------------------------------------------------------
+const mutes = suite('muted users');
+
+/** Each message's flags as `u` reads them. */
+async function flagsOf(u: TestUser, ids: readonly number[]): Promise<Map<number, string[]>> {
+  const r = assertSuccess(await u.get('/api/v1/messages', { message_ids: ids }));
+  return new Map((r.messages as Array<{ id: number; flags: string[] }>).map((m) => [m.id, m.flags]));
+}
+
+mutes('muting marks what the muted user sent read, and what they send later arrives read', async () => {
+  const [muter, loud, quiet] = [await realm.createUser({ name: 'Mia Muter' }), await realm.createUser({ name: 'Lou Loud' }), await realm.createUser({ name: 'Quin Quiet' })];
+  await createChannel(loud, 'mute-room', { others: [muter, quiet] });
+  const before = [await sendDirect(loud, [muter], 'before, direct'), await sendToChannel(loud, 'mute-room', 'talk', 'before, in the channel')];
+  const fromQuiet = await sendToChannel(quiet, 'mute-room', 'talk', 'not muted');
+  const queue = assertSuccess(await muter.post('/api/v1/register', { event_types: ['message', 'muted_users', 'update_message_flags'] })).queue_id as string;
+  const types = { types: ['muted_users'] };
+  await expectConsistent(muter, async () => assertSuccess(await muter.post(`/api/v1/users/me/muted_users/${loud.id}`)), types);
+  const { muted_users } = assertSuccess(await muter.post('/api/v1/register', { fetch_event_types: ['muted_users'] }));
+  assert.equal(muted_users.map((m: { id: number }) => m.id), [loud.id]);
+  assert.ok(Math.abs(muted_users[0].timestamp - Date.now() / 1000) < 60, 'when, in seconds');
+  let flags = await flagsOf(muter, [...before, fromQuiet]);
+  for (const id of before) assert.ok(flags.get(id)!.includes('read'), `message ${id} read once its sender is muted`);
+  assert.not.ok(flags.get(fromQuiet)!.includes('read'), "another sender's message stays unread");
+  // Later messages from the muted user arrive read, for the muter alone; the others' do not.
+  const after = [await sendDirect(loud, [muter, quiet], 'after, to a group'), await sendToChannel(loud, 'mute-room', 'talk', 'after, in the channel')];
+  const laterFromQuiet = await sendDirect(quiet, [muter], 'still heard');
+  flags = await flagsOf(muter, [...after, laterFromQuiet]);
+  for (const id of after) assert.ok(flags.get(id)!.includes('read'), `message ${id} arrives read`);
+  assert.not.ok(flags.get(laterFromQuiet)!.includes('read'));
+  for (const [id, f] of await flagsOf(quiet, after)) assert.not.ok(f.includes('read'), `message ${id} unread for who did not mute`);
+  const events = await drainEvents(muter, queue);
+  const marked = events.find((e) => e.type === 'update_message_flags' && e.flag === 'read');
+  assert.equal(marked?.messages, [...before].sort((a, b) => a - b));
+  for (const id of after) assert.ok(events.find((e) => e.type === 'message' && e.message.id === id)?.flags.includes('read'), `event of ${id}`);
+  assert.equal(events.filter((e) => e.type === 'muted_users').map((e) => e.muted_users.map((m: { id: number }) => m.id)), [[loud.id]]);
+  // Kept across a restart of the organization's state.
+  await realm.handle.reload();
+  assert.ok(realm.handle.state.mutes.has(muter.id, loud.id));
+  assert.ok((await flagsOf(muter, [await sendDirect(loud, [muter], 'after the reload')])).values().next().value!.includes('read'));
+  // Unmuted: heard again.
+  await expectConsistent(muter, async () => assertSuccess(await muter.delete(`/api/v1/users/me/muted_users/${loud.id}`)), types);
+  assert.equal(assertSuccess(await muter.post('/api/v1/register', { fetch_event_types: ['muted_users'] })).muted_users, []);
+  assert.not.ok((await flagsOf(muter, [await sendDirect(loud, [muter], 'heard again')])).values().next().value!.includes('read'));
+});
+
+mutes('what may be muted: another human, deactivated or not, once; errors otherwise', async () => {
+  const muter = await realm.createUser({ name: 'Max Muter' });
+  const gone = await realm.createUser({ name: 'Gone Person' });
+  await deactivate(gone);
+  assertError(await muter.post(`/api/v1/users/me/muted_users/${muter.id}`), 'Cannot mute self');
+  assertError(await muter.post('/api/v1/users/me/muted_users/999999'), 'No such user');
+  assertError(await muter.post(`/api/v1/users/me/muted_users/${bot.id}`), 'No such user');
+  assertError(await muter.delete('/api/v1/users/me/muted_users/999999'), 'No such user');
+  assertError(await muter.delete(`/api/v1/users/me/muted_users/${other.id}`), 'User is not muted');
+  assertSuccess(await muter.post(`/api/v1/users/me/muted_users/${gone.id}`));
+  assertSuccess(await muter.post(`/api/v1/users/me/muted_users/${other.id}`));
+  assertError(await muter.post(`/api/v1/users/me/muted_users/${other.id}`), 'User already muted');
+  const listed = assertSuccess(await muter.post('/api/v1/register', { fetch_event_types: ['muted_users'] })).muted_users as Array<{ id: number }>;
+  assert.equal(listed.map((m) => m.id), [gone.id, other.id], 'in the order muted');
+  assertError(await muter.post('/api/v1/users/me/muted_users/abc'), 'muted_user_id is not an integer');
+});
+
+mutes('every role may mute and unmute, each its own list', async () => {
+  const target = await realm.createUser({ name: 'Tara Target' });
+  for (const u of [realm.owner, admin, moderator, member, guest, bot]) {
+    assertSuccess(await u.post(`/api/v1/users/me/muted_users/${target.id}`));
+    assert.ok(realm.handle.state.mutes.has(u.id, target.id));
+  }
+  assert.equal([...realm.handle.state.mutes.mutedBy(target.id)].sort((a, b) => a - b), [realm.owner, admin, moderator, member, guest, bot].map((u) => u.id).sort((a, b) => a - b));
+  for (const u of [realm.owner, admin, moderator, member, guest, bot]) assertSuccess(await u.delete(`/api/v1/users/me/muted_users/${target.id}`));
+  assert.is(realm.handle.state.mutes.mutedBy(target.id).size, 0);
 });
 
 // ---------------------------------------------------------------------------------------------
@@ -182,6 +256,7 @@ views.after(async () => {
 });
 
 words.run();
+mutes.run();
 status.run();
 snippets.run();
 views.run();

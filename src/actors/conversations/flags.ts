@@ -40,9 +40,10 @@ export async function updateFlags(ctx: WriteContext, input: FlagInput): Promise<
   });
 }
 
-export async function markRead(ctx: WriteContext, input: { userId: number; channelId?: number; topic?: string }): Promise<number[]> {
+export async function markRead(ctx: WriteContext, input: { userId: number; channelId?: number; topic?: string; senderId?: number }): Promise<number[]> {
   return ctx.write(async (tx, emit) => {
-    const changed = [...(await store.markRead(tx, input.userId, { channelId: input.channelId, topic: input.topic }))].sort((a, b) => a - b);
+    const scope = { channelId: input.channelId, topic: input.topic, senderId: input.senderId };
+    const changed = [...(await store.markRead(tx, input.userId, scope))].sort((a, b) => a - b);
     if (changed.length > 0) {
       emit(updateMessageFlagsEvent.build({ op: 'add', operation: 'add', flag: 'read', messages: changed, all: false }, { userIds: [input.userId] }));
     }

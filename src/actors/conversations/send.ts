@@ -161,6 +161,8 @@ async function storeSends(ctx: WriteContext, inputs: readonly SendInput[], order
         const add = (userId: number, bit: number) => personal.set(userId, (personal.get(userId) ?? 0) | bit);
         for (const u of input.mentionedUserIds) add(u, FLAG_BITS.mentioned);
         if (input.readFor !== undefined) add(input.readFor, FLAG_BITS.read);
+        // Read on arrival for whoever muted the sender (no unread count, no notification).
+        for (const u of state.mutes.mutedBy(input.senderId)) add(u, FLAG_BITS.read);
         for (const a of alertWords(input)) if (a.user_id !== input.senderId && matchesAlertWords(input.content, a.words)) add(a.user_id, FLAG_BITS.has_alert_word);
         if (input.topicWildcard && input.channel) {
           for (const u of await store.topicParticipants(tx, input.channel.id, input.channel.topic)) add(u, FLAG_BITS.topic_wildcard_mentioned);

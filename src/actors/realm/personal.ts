@@ -1,9 +1,11 @@
-// Realm commands for a user's own data: alert words, status, saved snippets and navigation
-// views. They go through the realm actor because it emits every event of the organization.
+// Realm commands for a user's own data: alert words, muted users, status, saved snippets and
+// navigation views. They go through the realm actor because it emits every event of the
+// organization.
 import { errors } from '../../domain/errors.js';
-import { alertWordsEvent, navigationViewEvent, savedSnippetsEvent, userStatusEvent } from '../../domain/events/personal.js';
+import { alertWordsEvent, mutedUsersEvent, navigationViewEvent, savedSnippetsEvent, userStatusEvent } from '../../domain/events/personal.js';
 import { BUILT_IN_VIEWS, MAX_SNIPPET_TITLE_LENGTH } from '../../domain/personal.js';
 import * as alertWords from '../../store/alert-words.js';
+import * as mutes from '../../store/muted-users.js';
 import * as views from '../../store/navigation-views.js';
 import * as snippets from '../../store/saved-snippets.js';
 import * as statuses from '../../store/user-status.js';
@@ -40,6 +42,48 @@ async function removeAlertWords(ctx: RealmContext, input: { readonly userId: num
     emit(alertWordsEvent.build({ alert_words: next }, toUser(input.userId)));
     return next;
   });
+}
+
+interface MuteInput {
+  readonly userId: number;
+  readonly mutedUserId: number;
+}
+
+/** Whom a user may mute or unmute: a human (active or not) they may see; else "No such user". */
+function muteTarget(ctx: RealmContext, input: MuteInput): void {
+  const target = ctx.state.user(input.mutedUserId);
+  if (!target || target.is_bot || !ctx.state.canAccessUser(input.userId, target.id)) throw errors.noSuchUser();
+}
+
+/** Mute a user: the muter's clients get the whole list (muted_users). Their unread messages are the caller's to mark read. */
+async function muteUser(ctx: RealmContext, input: MuteInput): Promise<void> {
+  const { state } = ctx;
+  if (input.userId === input.mutedUserId) throw errors.badRequest('Cannot mute self');
+  muteTarget(ctx, input);
+  if (state.mutes.has(input.userId, input.mutedUserId)) throw errors.badRequest('User already muted');
+  const nowMs = ctx.services.clock.now();
+  await ctx.write(
+    async (tx, emit) => {
+      await mutes.insertMute(tx, input.userId, input.mutedUserId, nowMs);
+      const list = [...state.mutes.of(input.userId), { id: input.mutedUserId, timestamp: Math.floor(nowMs / 1000) }];
+      emit(mutedUsersEvent.build({ muted_users: list }, toUser(input.userId)));
+    },
+    () => state.mutes.add(input.userId, input.mutedUserId, nowMs),
+  );
+}
+
+async function unmuteUser(ctx: RealmContext, input: MuteInput): Promise<void> {
+  const { state } = ctx;
+  muteTarget(ctx, input);
+  if (!state.mutes.has(input.userId, input.mutedUserId)) throw errors.badRequest('User is not muted');
+  await ctx.write(
+    async (tx, emit) => {
+      await mutes.deleteMute(tx, input.userId, input.mutedUserId);
+      const list = state.mutes.of(input.userId).filter((m) => m.id !== input.mutedUserId);
+      emit(mutedUsersEvent.build({ muted_users: list }, toUser(input.userId)));
+    },
+    () => state.mutes.remove(input.userId, input.mutedUserId),
+  );
 }
 
 export interface SetStatusInput {
@@ -214,6 +258,8 @@ async function removeView(ctx: RealmContext, input: { readonly userId: number; r
 export const personalCommands = {
   'alertWords.add': addAlertWords,
   'alertWords.remove': removeAlertWords,
+  'user.mute': muteUser,
+  'user.unmute': unmuteUser,
   'status.set': setStatus,
   'snippet.add': addSnippet,
   'snippet.edit': editSnippet,

@@ -12,8 +12,10 @@ import { listGroups, type GroupRow } from '../../store/groups.js';
 import { listLinkifiers } from '../../store/linkifiers.js';
 import { listRealmEmoji } from '../../store/realm-emoji.js';
 import { getRealm, type RealmRow } from '../../store/realms.js';
+import { listRealmMutes } from '../../store/muted-users.js';
 import { listRealmUsers, type UserRow } from '../../store/users.js';
 import { ChannelIndex, loadChannelIndex } from './channel-index.js';
+import { MutedUsers } from './muted-users.js';
 
 export interface RealmRecord extends Omit<RealmRow, 'settings'> {
   readonly settings: RealmSettings;
@@ -70,6 +72,8 @@ export class RealmState {
   readonly realmEmoji = new Map<number, RealmEmojiRecord>();
   /** In the organization's order: earlier ones win where matches overlap. */
   linkifiers: readonly LinkifierRecord[] = [];
+  /** Whom each user muted. */
+  readonly mutes = new MutedUsers();
 
   constructor(realm: RealmRecord, users: readonly UserRecord[], groups: readonly GroupRecord[], content?: RealmContent) {
     this.realm = realm;
@@ -235,14 +239,16 @@ export class RealmState {
 }
 
 export async function loadRealmState(db: CommonQueryMethods, realmId: number): Promise<RealmState> {
-  const [realm, users, groups, emoji, linkifiers] = await Promise.all([
+  const [realm, users, groups, emoji, linkifiers, mutes] = await Promise.all([
     getRealm(db, realmId),
     listRealmUsers(db, realmId),
     listGroups(db, realmId),
     listRealmEmoji(db, realmId),
     listLinkifiers(db, realmId),
+    listRealmMutes(db, realmId),
   ]);
   const state = new RealmState(toRealmRecord(realm), users.map(toUserRecord), groups.map(toGroupRecord), { emoji, linkifiers });
+  for (const m of mutes) state.mutes.add(m.user_id, m.muted_user_id, m.date_muted);
   state.channels = await loadChannelIndex(db, realmId, (name) => state.systemGroupId(name));
   state.peersOf = (viewerId) => state.channels.peersOf(viewerId);
   return state;

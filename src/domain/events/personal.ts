@@ -1,9 +1,15 @@
-// Events about a user's own data (alert words, saved snippets, navigation views), sent to that
-// user, and user_status, sent to everyone.
+// Events about a user's own data (alert words, muted users, saved snippets, navigation views),
+// sent to that user, and user_status, sent to everyone.
 import { z } from 'zod';
 import { defineEvent } from './define.js';
 
 export const alertWordsEvent = defineEvent('alert_words', z.object({ alert_words: z.array(z.string()) }));
+
+/** The user's whole list of mutes, after each change. */
+export const mutedUsersEvent = defineEvent(
+  'muted_users',
+  z.object({ muted_users: z.array(z.object({ id: z.number().int(), timestamp: z.number().int() })) }),
+);
 
 export const userStatusEvent = defineEvent(
   'user_status',

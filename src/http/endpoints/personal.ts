@@ -1,5 +1,5 @@
-// A user's own data: alert words, status (own, or another's by an administrator), saved
-// snippets and navigation views.
+// A user's own data: alert words, muted users, status (own, or another's by an administrator),
+// saved snippets and navigation views.
 import { z } from 'zod';
 import { accessUser } from '../../actors/realm/user-access.js';
 import { formatSnippet } from '../../actors/realm/personal.js';
@@ -27,6 +27,21 @@ export const addAlertWords = userEndpoint(z.object({ alert_words: alertWordsPara
 export const removeAlertWords = userEndpoint(z.object({ alert_words: alertWordsParam }), async (ctx, params) => ({
   alert_words: await ctx.realm.ask('alertWords.remove', { userId: ctx.user.id, words: params.alert_words }),
 }));
+
+/**
+ * Mute a user: recorded, then every unread message from them marked read (as the messages they
+ * send from now on arrive), which clears their notifications on the muter's devices.
+ */
+export const muteUser = userEndpoint(z.object({ muted_user_id: p.int() }), async (ctx, params) => {
+  await ctx.realm.ask('user.mute', { userId: ctx.user.id, mutedUserId: params.muted_user_id });
+  await ctx.realm.conversations.askUser(ctx.user.id, 'flags.markRead', { userId: ctx.user.id, senderId: params.muted_user_id });
+  return {};
+});
+
+export const unmuteUser = userEndpoint(z.object({ muted_user_id: p.int() }), async (ctx, params) => {
+  await ctx.realm.ask('user.unmute', { userId: ctx.user.id, mutedUserId: params.muted_user_id });
+  return {};
+});
 
 const statusParams = {
   status_text: p.string({ max: MAX_STATUS_TEXT_LENGTH }).optional(),

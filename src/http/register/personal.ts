@@ -1,5 +1,5 @@
-// A user's own data in POST /register (alert_words, saved_snippets, navigation_views) and the
-// statuses of everyone (user_status).
+// A user's own data in POST /register (alert_words, muted_users, saved_snippets,
+// navigation_views) and the statuses of everyone (user_status).
 import { formatSnippet } from '../../actors/realm/personal.js';
 import { listAlertWords } from '../../store/alert-words.js';
 import { listViews } from '../../store/navigation-views.js';
@@ -13,6 +13,14 @@ export const alertWordsState: StateProvider = {
   spectators: false,
   async fetch(ctx) {
     return { alert_words: await listAlertWords(ctx.app.db, ctx.user!.id) };
+  },
+};
+
+export const mutedUsersState: StateProvider = {
+  types: ['muted_users'],
+  spectators: false,
+  fetch(ctx) {
+    return Promise.resolve({ muted_users: ctx.realm.state.mutes.of(ctx.user!.id) });
   },
 };
 

@@ -85,6 +85,18 @@ export const peopleEntries: Matrix = {
   },
   'DELETE /api/v1/users/me/avatar': plain('/users/me/avatar'),
   'GET /api/v1/users/me/alert_words': plain('/users/me/alert_words'),
+  // Muting the hermit: whoever may see the user may mute them (and unmutes again after).
+  'POST /api/v1/users/me/muted_users/{muted_user_id}': {
+    probes: (fx) => [{ path: `${API}/users/me/muted_users/${fx.hermit.id}`, target: hidden, denial: BAD, grant: true }],
+    after: async (fx, c) => {
+      const u = fx.userOf(c);
+      if (u && fx.realm.handle.state.mutes.has(u.id, fx.hermit.id)) assertSuccess(await u.delete(`${API}/users/me/muted_users/${fx.hermit.id}`));
+    },
+  },
+  // Nobody has the hermit muted here: refused to all, as unknown or as not muted.
+  'DELETE /api/v1/users/me/muted_users/{muted_user_id}': {
+    probes: (fx) => [{ path: `${API}/users/me/muted_users/${fx.hermit.id}`, target: hidden, denial: BAD }],
+  },
   'POST /api/v1/users/me/alert_words': plain('/users/me/alert_words', { alert_words: ['probe'] }),
   'DELETE /api/v1/users/me/alert_words': plain('/users/me/alert_words', { alert_words: ['probe'] }),
   'PATCH /api/v1/users/me/profile_data': plain('/users/me/profile_data', { data: [] }),

@@ -1,8 +1,13 @@
-// Reducers for a user's own data (alert words, saved snippets, navigation views) and statuses.
+// Reducers for a user's own data (alert words, muted users, saved snippets, navigation views) and
+// statuses.
 import type { Reducer } from './types.js';
 
 const alertWords: Reducer = (state, e) => {
   if (state.alert_words) state.alert_words = e.alert_words;
+};
+
+const mutedUsers: Reducer = (state, e) => {
+  if (state.muted_users) state.muted_users = e.muted_users;
 };
 
 const userStatus: Reducer = (state, e) => {
@@ -46,6 +51,7 @@ const navigationView: Reducer = (state, e) => {
 
 export const personalReducers: Record<string, Reducer> = {
   alert_words: alertWords,
+  muted_users: mutedUsers,
   user_status: userStatus,
   saved_snippets: savedSnippets,
   navigation_view: navigationView,
