@@ -136,6 +136,8 @@ export const errors = {
   fileNotFound: () => new ApiError('NOT_FOUND', 'File not found', 404),
   videocallsNotConfigured: () => bad('Video calls are not configured on this server.'),
   navigationViewNotFound: () => new ApiError('NOT_FOUND', 'Navigation view does not exist.', 404),
+  draftNotFound: () => new ApiError('BAD_REQUEST', 'Draft does not exist', 404),
+  draftsNotSynchronized: () => bad('User has disabled synchronizing drafts.'),
 
   // Common lookups
   noSuchUser: () => bad('No such user'),

@@ -100,6 +100,7 @@ import { getTopics, muteTopic, updateUserTopic } from './endpoints/topics.js';
 import { addReaction, removeReaction } from './endpoints/reactions.js';
 import { markAllAsRead, markStreamAsRead, markTopicAsRead, updateFlags, updateFlagsForNarrow } from './endpoints/flags.js';
 import { setEditTyping, setTyping } from './endpoints/typing.js';
+import { createDrafts, deleteDraft, editDraft, getDrafts } from './endpoints/drafts.js';
 import { deleteAttachment, getFile, getFileUrl, getTemporaryFile, listAttachments, uploadFile } from './endpoints/uploads.js';
 import {
   getSubscriptions,
@@ -148,6 +149,8 @@ export const apiRoutes: RouteTable = {
   '/invites/multiuse': { POST: createMultiuseInvite },
   '/invites/multiuse/{invite_id}': { DELETE: revokeMultiuseInvite },
   '/register': { POST: register },
+  '/drafts': { GET: getDrafts, POST: createDrafts },
+  '/drafts/{draft_id}': { PATCH: editDraft, DELETE: deleteDraft },
   '/saved_snippets': { GET: getSnippets, POST: createSnippet },
   '/saved_snippets/{saved_snippet_id}': { PATCH: editSnippet, DELETE: deleteSnippet },
   '/server_settings': { GET: getServerSettings },

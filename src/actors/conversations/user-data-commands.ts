@@ -1,5 +1,6 @@
 // The commands of the owners of users' personal message data, one line per module.
 import { addAttachment, removeAttachment } from './attachments.js';
+import { createDrafts, deleteDraft, editDraft } from './drafts.js';
 import { markRead, updateFlags } from './flags.js';
 import { setUserTopicPolicy } from './user-topics.js';
 
@@ -9,4 +10,7 @@ export const userDataCommands = {
   'flags.markRead': markRead,
   'attachment.add': addAttachment,
   'attachment.remove': removeAttachment,
+  'draft.create': createDrafts,
+  'draft.edit': editDraft,
+  'draft.delete': deleteDraft,
 };

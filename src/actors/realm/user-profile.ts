@@ -16,6 +16,7 @@ import {
   type UserSettingValue,
 } from '../../domain/user-settings.js';
 import { avatarFields } from '../../domain/user-view.js';
+import { deleteUserDrafts } from '../../store/drafts.js';
 import { deleteUserSessions } from '../../store/sessions.js';
 import * as users from '../../store/users.js';
 import type { RealmContext } from './actor.js';
@@ -189,14 +190,20 @@ async function updateOwn(ctx: RealmContext, input: UpdateOwnInput): Promise<User
   }
   for (const [name, value] of input.settings) steps.push((cur) => settingChange(state, cur, name, value));
   const passwordHash = input.passwordHash;
+  // Drafts stop being synchronized: those on the server go, without events (the clients keep
+  // theirs; nothing was deleted by the user).
+  const dropDrafts = u.settings.enable_drafts_synchronization && input.settings.some(([n, v]) => n === 'enable_drafts_synchronization' && v === false);
   return applyChanges(ctx, u, steps, {
-    // A new password ends every browser session: a stolen cookie does not outlive the change.
     extra:
-      passwordHash === undefined
+      passwordHash === undefined && !dropDrafts
         ? undefined
         : async (tx) => {
-            await users.setPasswordHash(tx, u.id, passwordHash);
-            await deleteUserSessions(tx, [u.id]);
+            // A new password ends every browser session: a stolen cookie does not outlive the change.
+            if (passwordHash !== undefined) {
+              await users.setPasswordHash(tx, u.id, passwordHash);
+              await deleteUserSessions(tx, [u.id]);
+            }
+            if (dropDrafts) await deleteUserDrafts(tx, u.id);
           },
   });
 }

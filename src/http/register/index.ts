@@ -1,7 +1,7 @@
 // The state providers of POST /register, one line per resource.
 import { channelFolderState } from './channel-folders.js';
 import { presenceState } from './presence.js';
-import { alertWordsState, mutedUsersState, navigationViewsState, savedSnippetsState, userStatusState } from './personal.js';
+import { alertWordsState, draftsState, mutedUsersState, navigationViewsState, savedSnippetsState, userStatusState } from './personal.js';
 import { profileFieldState } from './profile-fields.js';
 import { realmState } from './realm.js';
 import { linkifierState, realmEmojiState } from './realm-content.js';
@@ -27,6 +27,7 @@ export const stateProviders: readonly StateProvider[] = [
   realmEmojiState,
   linkifierState,
   alertWordsState,
+  draftsState,
   mutedUsersState,
   userStatusState,
   savedSnippetsState,

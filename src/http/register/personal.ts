@@ -1,7 +1,9 @@
-// A user's own data in POST /register (alert_words, muted_users, saved_snippets,
+// A user's own data in POST /register (alert_words, drafts, muted_users, saved_snippets,
 // navigation_views) and the statuses of everyone (user_status).
 import { formatSnippet } from '../../actors/realm/personal.js';
+import { formatDraft } from '../../actors/conversations/drafts.js';
 import { listAlertWords } from '../../store/alert-words.js';
+import { listDrafts } from '../../store/drafts.js';
 import { listViews } from '../../store/navigation-views.js';
 import { listSnippets } from '../../store/saved-snippets.js';
 import { formatStatus } from '../../domain/personal.js';
@@ -13,6 +15,20 @@ export const alertWordsState: StateProvider = {
   spectators: false,
   async fetch(ctx) {
     return { alert_words: await listAlertWords(ctx.app.db, ctx.user!.id) };
+  },
+};
+
+/** The most drafts register lists (the most recently edited; GET /drafts has them all). */
+const MAX_DRAFTS_IN_REGISTER = 1000;
+
+/** The most recently edited drafts; none while the user does not synchronize them. */
+export const draftsState: StateProvider = {
+  types: ['drafts'],
+  spectators: false,
+  async fetch(ctx) {
+    const user = ctx.user!;
+    if (!user.settings.enable_drafts_synchronization) return { drafts: [] };
+    return { drafts: (await listDrafts(ctx.app.db, user.id, MAX_DRAFTS_IN_REGISTER)).map(formatDraft) };
   },
 };
 

@@ -1,9 +1,22 @@
 // Matrix entries for the organization's settings and content, invitations, event queues, the
 // server's own endpoints, push registration and personal lists. Most aim at nothing secret; they
 // are in the matrix for the 401s and for what their answers and events might carry.
+import { assertSuccess } from '../../helpers/assert.js';
 import { multipart, PNG } from '../../helpers/people.js';
-import { API } from './fixture.js';
+import { API, type Fixture } from './fixture.js';
 import { BAD, forChannels, plain, type Matrix } from './entry.js';
+
+const DRAFT_NOT_FOUND = { status: 404, code: 'BAD_REQUEST' };
+const insiderDrafts = new WeakMap<Fixture, Promise<number>>();
+/** A draft of the insider's, made once per fixture. */
+function insiderDraft(fx: Fixture): Promise<number> {
+  let id = insiderDrafts.get(fx);
+  if (!id) {
+    id = fx.insider.post(`${API}/drafts`, { drafts: [{ type: '', to: [], topic: '', content: 'the insider draft' }] }).then((r) => (assertSuccess(r).ids as number[])[0]!);
+    insiderDrafts.set(fx, id);
+  }
+  return id;
+}
 
 const registerVariants = (channelName: string) => [
   {},
@@ -74,6 +87,25 @@ export const realmEntries: Matrix = {
   // A wrong password for an account the caller may not know, and a logout that needs no session.
   'POST /login': { probes: (fx) => [{ path: '/login', params: { username: fx.hermit.email, password: 'not-the-password' } }] },
   'POST /logout': { probes: () => [{ path: '/logout' }] },
+  'GET /api/v1/drafts': plain('/drafts'),
+  // A channel draft needs to be able to read the channel; another user's draft is nobody else's.
+  'POST /api/v1/drafts': {
+    probes: (fx) =>
+      forChannels((vis) => ({
+        path: `${API}/drafts`,
+        params: { drafts: [{ type: 'stream', to: [fx.channels[vis].channelId], topic: 'probe', content: 'probe' }] },
+        // What a subscriber has (of a protected channel, what follows the subscription).
+        target: { vis, needs: 'late' },
+        denial: BAD,
+        grant: true,
+      })),
+  },
+  'PATCH /api/v1/drafts/{draft_id}': {
+    probes: async (fx) => [{ path: `${API}/drafts/${await insiderDraft(fx)}`, params: { draft: { type: '', to: [], topic: '', content: 'taken' } }, always: DRAFT_NOT_FOUND }],
+  },
+  'DELETE /api/v1/drafts/{draft_id}': {
+    probes: async (fx) => [{ path: `${API}/drafts/${await insiderDraft(fx)}`, always: DRAFT_NOT_FOUND }],
+  },
   'GET /api/v1/saved_snippets': plain('/saved_snippets'),
   'POST /api/v1/saved_snippets': plain('/saved_snippets', { title: 'probe', content: 'probe' }),
   'PATCH /api/v1/saved_snippets/{saved_snippet_id}': plain('/saved_snippets/1', { title: 'probe' }),

@@ -1,9 +1,19 @@
-// Reducers for a user's own data (alert words, muted users, saved snippets, navigation views) and
-// statuses.
+// Reducers for a user's own data (alert words, drafts, muted users, saved snippets, navigation
+// views) and statuses.
 import type { Reducer } from './types.js';
 
 const alertWords: Reducer = (state, e) => {
   if (state.alert_words) state.alert_words = e.alert_words;
+};
+
+const drafts: Reducer = (state, e) => {
+  const list: Array<{ id: number; timestamp: number }> | undefined = state.drafts;
+  if (!list) return;
+  if (e.op === 'add') list.push(...e.drafts);
+  else if (e.op === 'update') list[list.findIndex((d) => d.id === e.draft.id)] = e.draft;
+  else list.splice(list.findIndex((d) => d.id === e.draft_id), 1);
+  // Listed by last edit.
+  list.sort((a, b) => a.timestamp - b.timestamp || a.id - b.id);
 };
 
 const mutedUsers: Reducer = (state, e) => {
@@ -51,6 +61,7 @@ const navigationView: Reducer = (state, e) => {
 
 export const personalReducers: Record<string, Reducer> = {
   alert_words: alertWords,
+  drafts,
   muted_users: mutedUsers,
   user_status: userStatus,
   saved_snippets: savedSnippets,
