@@ -94,7 +94,7 @@ import {
   removeDefaultStream,
   updateStream,
 } from './endpoints/channels.js';
-import { getMessage, getMessages, renderMessage, sendMessage } from './endpoints/messages.js';
+import { getMessage, getMessages, messagesMatchNarrow, renderMessage, sendMessage } from './endpoints/messages.js';
 import { deleteMessage, getMessageHistory, updateMessage } from './endpoints/message-edit.js';
 import { getTopics, muteTopic, updateUserTopic } from './endpoints/topics.js';
 import { addReaction, removeReaction } from './endpoints/reactions.js';
@@ -157,6 +157,7 @@ export const apiRoutes: RouteTable = {
   '/default_streams': { POST: addDefaultStream, DELETE: removeDefaultStream },
   '/get_stream_id': { GET: getStreamId },
   '/messages': { GET: getMessages, POST: sendMessage },
+  '/messages/matches_narrow': { GET: messagesMatchNarrow },
   '/messages/render': { POST: renderMessage },
   '/messages/{message_id}': { GET: getMessage, PATCH: updateMessage, DELETE: deleteMessage },
   '/messages/{message_id}/history': { GET: getMessageHistory },

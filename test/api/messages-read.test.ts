@@ -141,6 +141,27 @@ narrows('full-text search, with highlights', async () => {
   assert.equal(idsOf(await fetch(member, { narrow: [['search', '"group hello"']] })), [ids.dm2]);
 });
 
+narrows('matches_narrow: which of the given messages a narrow takes, as that narrow shows them', async () => {
+  const { member, guest } = cast;
+  const matches = async (u: TestUser, msgIds: number[], narrow: unknown[]) =>
+    assertSuccess(await u.get('/api/v1/messages/matches_narrow', { msg_ids: msgIds, narrow })).messages as Record<string, { match_content: string; match_subject: string }>;
+  const all = [ids.d1!, ids.d2!, ids.d3!, ids.dm1!];
+  const topic = await matches(member, all, [['channel', 'dev'], ['topic', 'builds']]);
+  assert.equal(Object.keys(topic), [String(ids.d1), String(ids.d2)]);
+  assert.match(topic[String(ids.d1)]!.match_content, /^<p>The build is <strong>broken<\/strong>/);
+  assert.is(topic[String(ids.d1)]!.match_subject, 'builds');
+  const search = await matches(member, all, [['search', 'broken']]);
+  assert.equal(Object.keys(search), [String(ids.d1)]);
+  assert.match(search[String(ids.d1)]!.match_content, /<span class="highlight">broken<\/span>/);
+  assert.equal(Object.keys(await matches(member, all, [['is', 'dm']])), [String(ids.dm1)]);
+  assert.equal(Object.keys(await matches(member, all, [])), all.map(String), 'no narrow: every message the user may read');
+  // Only what the user may read: the guest is in neither the channel nor the conversation.
+  assert.equal(await matches(guest, all, []), {});
+  assertError(await member.get('/api/v1/messages/matches_narrow', { narrow: [] }), "Missing 'msg_ids' argument");
+  assertError(await member.get('/api/v1/messages/matches_narrow', { msg_ids: [ids.d1!] }), "Missing 'narrow' argument");
+  assertError(await member.get('/api/v1/messages/matches_narrow', { msg_ids: [ids.d1!], narrow: [['dm', 'nobody@example.com']] }), 'Invalid narrow operator: unknown user nobody@example.com');
+});
+
 const access = suite('what a viewer may read');
 
 access('protected history: only what the viewer received', async () => {

@@ -27,7 +27,7 @@ import { FLAG_BITS } from '../../domain/flags.js';
 import { searchIds, type FoundMessage } from '../../store/message-search.js';
 import { publicEndpoint, userEndpoint, type UserContext } from '../endpoint.js';
 import { p } from '../params.js';
-import { accessibleMessage, anchorParam, fetchWindow, resolveNarrow, shapeFound } from '../views/message-fetch.js';
+import { accessibleMessage, anchorParam, fetchWindow, highlight, resolveNarrow, shapeFound } from '../views/message-fetch.js';
 import { resolveSpectatorNarrow, spectatorMessage } from '../views/spectator-access.js';
 
 const MAX_MESSAGES_PER_FETCH = 5000;
@@ -125,6 +125,27 @@ const fetchParams = z.object({
   use_first_unread_anchor: p.bool().default('false'),
   message_ids: p.intList().optional(),
   allow_empty_topic_name: p.bool().default('false'),
+});
+
+/** A topic as HTML, escaped as a search's highlighted topic is. */
+const topicHtml = (topic: string) => topic.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;');
+
+/**
+ * GET /messages/matches_narrow: which of these messages the narrow takes (of those the user may
+ * read), each with its content and topic as GET /messages would show them in that narrow
+ * (highlighted for a search), for clients that cannot tell on their own whether a new message
+ * belongs in a view.
+ */
+export const messagesMatchNarrow = userEndpoint(z.object({ msg_ids: p.intList(), narrow: p.json(messageNarrowSchema) }), async (ctx, q) => {
+  const query = resolveNarrow(ctx.realm, ctx.user, checkNarrow(q.narrow));
+  const messages: Record<string, { match_content: string; match_subject: string }> = {};
+  for (const row of await searchIds(ctx.app.db, query, q.msg_ids)) {
+    messages[String(row.id)] = {
+      match_content: highlight(row.match_content ?? row.rendered_content),
+      match_subject: highlight(row.match_subject ?? topicHtml(row.topic ?? '')),
+    };
+  }
+  return { messages };
 });
 
 /** Spectators have no flags of their own: every message reads as read. */

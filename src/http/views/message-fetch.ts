@@ -112,7 +112,8 @@ export function contentTerm(realm: RealmHandle, t: Term): ResolvedTerm | null {
 }
 
 /** Search highlights as the reference marks them. */
-const highlight = (s: string) => s.replaceAll('<mark>', '<span class="highlight">').replaceAll('</mark>', '</span>');
+/** A search's highlighted HTML as clients expect it (Postgres marks the matches with <mark>). */
+export const highlight = (s: string) => s.replaceAll('<mark>', '<span class="highlight">').replaceAll('</mark>', '</span>');
 
 /** The messages of a result, shaped for the request, in id order. */
 export async function shapeFound(realm: RealmHandle, rows: readonly FoundMessage[], o: ShapeOptions): Promise<Record<string, unknown>[]> {

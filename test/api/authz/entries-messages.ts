@@ -33,6 +33,13 @@ export const messageEntries: Matrix = {
       ]),
     ],
   },
+  'GET /api/v1/messages/matches_narrow': {
+    probes: (fx) =>
+      forMessages((vis) => [
+        { path: `${API}/messages/matches_narrow`, params: { msg_ids: [messageOf(fx, vis)], narrow: [] }, target: content(vis), denial: 'quiet' as const },
+        { path: `${API}/messages/matches_narrow`, params: { msg_ids: [messageOf(fx, vis)], narrow: [['search', `zq${vis}edit`]] }, target: content(vis), denial: 'quiet' as const },
+      ]),
+  },
   'POST /api/v1/messages': {
     probes: (fx) => [
       ...forChannels((vis) => ({ path: `${API}/messages`, params: { type: 'stream', to: String(fx.channels[vis].channelId), topic: 'probe', content: 'probe' }, target: { vis, needs: 'meta' }, denial: NO_CHANNEL })),
