@@ -87,6 +87,7 @@ import { buildOpenApi } from './openapi.js';
 import {
   addDefaultStream,
   archiveStream,
+  deleteTopic,
   getStream,
   getStreamId,
   getStreams,
@@ -176,6 +177,7 @@ export const apiRoutes: RouteTable = {
   '/streams': { GET: getStreams },
   '/streams/{stream_id}': { GET: getStream, PATCH: updateStream, DELETE: archiveStream },
   '/streams/{stream_id}/members': { GET: getSubscribers },
+  '/streams/{stream_id}/delete_topic': { POST: deleteTopic },
   '/users/me/subscriptions': { GET: getSubscriptions, POST: subscribe, DELETE: unsubscribe },
   '/users/me/subscriptions/properties': { POST: updateSubscriptionProperties },
   '/users/me/subscriptions/{stream_id}': { PATCH: updateSubscription },

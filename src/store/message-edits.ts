@@ -164,6 +164,23 @@ export function editsOf(db: CommonQueryMethods, messageId: number): Promise<read
 }
 
 /** Delete messages (rows, reactions, history and upload links go with them). */
+/**
+ * The newest `limit` messages of a channel's topic (in any case), with their topics as stored;
+ * with `receivedBy`, only those that user has a row of.
+ */
+export function topicBatch(
+  db: CommonQueryMethods,
+  channelId: number,
+  topic: string,
+  limit: number,
+  receivedBy: number | null,
+): Promise<readonly { id: number; topic: string }[]> {
+  const received = receivedBy === null ? sql.fragment`` : sql.fragment`AND EXISTS (SELECT 1 FROM user_messages um WHERE um.message_id = m.id AND um.user_id = ${receivedBy})`;
+  return db.any(sql.type(z.object({ id: z.number(), topic: z.string() }))`
+    SELECT m.id, m.topic FROM messages m WHERE m.channel_id = ${channelId} AND lower(m.topic) = lower(${topic}) ${received}
+    ORDER BY m.id DESC LIMIT ${limit} FOR UPDATE`);
+}
+
 export async function deleteMessages(db: CommonQueryMethods, ids: readonly number[]): Promise<void> {
   await db.query(sql.unsafe`DELETE FROM messages WHERE id = ANY(${sql.array(ids, 'int8')})`);
 }

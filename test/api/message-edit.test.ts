@@ -350,6 +350,43 @@ deletion('a direct message', async () => {
   assert.equal(events.map((e) => [e.type, e.message_type]), [['delete_message', 'private']]);
 });
 
+deletion('a whole topic, by an administrator, in batches, and only what they may read of it', async () => {
+  const { owner, member, admin, moderator } = cast;
+  const room = await createChannel(owner, 'topic-deletes', { others: [member, admin, moderator] });
+  const doomed: number[] = [];
+  for (let i = 0; i < 150; i += 10) {
+    doomed.push(...(await Promise.all(Array.from({ length: 10 }, (_, j) => sendToChannel(i + j < 75 ? owner : member, 'topic-deletes', 'Doomed', `m${i + j}`)))));
+  }
+  const kept = await sendToChannel(owner, 'topic-deletes', 'kept', 'stays');
+  for (const u of [moderator, member]) {
+    assertError(await u.post(`/api/v1/streams/${room}/delete_topic`, { topic_name: 'doomed' }), 'Must be an organization administrator');
+  }
+  let answer: Record<string, unknown> = {};
+  const events = await expectConsistent(moderator, async () => (answer = assertSuccess(await admin.post(`/api/v1/streams/${room}/delete_topic`, { topic_name: 'DOOMED' }))), {
+    types: DELETE_TYPES,
+    registerParams: { client_capabilities: { bulk_message_deletion: true } },
+  });
+  assert.is(answer.complete, true);
+  // Newest first, a hundred at a time.
+  const batches = events.filter((e) => e.type === 'delete_message').map((e) => e.message_ids as number[]);
+  assert.equal(batches.map((b) => b.length), [100, 50]);
+  assert.equal(batches.flat().sort((a, b) => a - b), [...doomed].sort((a, b) => a - b));
+  assert.ok(Math.min(...batches[0]!) > Math.max(...batches[1]!), 'the newest go first');
+  for (const id of [doomed[0]!, doomed[149]!]) assertError(await member.get(`/api/v1/messages/${id}`), 'Invalid message(s)');
+  assertSuccess(await member.get(`/api/v1/messages/${kept}`));
+  assert.equal(assertSuccess(await admin.post(`/api/v1/streams/${room}/delete_topic`, { topic_name: 'doomed' })).complete, true, 'nothing left');
+  // A private channel the administrator cannot read, and protected history: only what they received.
+  const secret = await createChannel(owner, 'topic-secret', { invite_only: true, others: [member] });
+  assertError(await admin.post(`/api/v1/streams/${secret}/delete_topic`, { topic_name: 't' }), 'Invalid channel ID');
+  const before = await sendToChannel(owner, 'topic-secret', 't', 'before the administrator came');
+  assertSuccess(await owner.post('/api/v1/users/me/subscriptions', { subscriptions: [{ name: 'topic-secret' }], principals: [admin.id] }));
+  const after = await sendToChannel(owner, 'topic-secret', 't', 'after');
+  assertSuccess(await admin.post(`/api/v1/streams/${secret}/delete_topic`, { topic_name: 't' }));
+  assertSuccess(await member.get(`/api/v1/messages/${before}`));
+  assertError(await member.get(`/api/v1/messages/${after}`), 'Invalid message(s)');
+  assertError(await admin.post(`/api/v1/streams/${room}/delete_topic`, {}), "Missing 'topic_name' argument");
+});
+
 const history = suite('edit history');
 
 history('snapshots, oldest first, with exactly the documented fields', async () => {

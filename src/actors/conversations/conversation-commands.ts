@@ -1,5 +1,5 @@
 // The commands of conversation owners (channel and direct-message actors), one line per module.
-import { deleteMessage } from './delete.js';
+import { deleteMessage, deleteTopic } from './delete.js';
 import { editMessage } from './edit.js';
 import { react } from './reactions.js';
 import type { ConversationContext } from './conversations.js';
@@ -28,5 +28,6 @@ export const conversationCommands = {
   ),
   edit: editMessage,
   delete: deleteMessage,
+  deleteTopic,
   react,
 };

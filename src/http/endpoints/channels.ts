@@ -1,13 +1,15 @@
 // Channels: GET /streams, GET/PATCH/DELETE /streams/{id}, GET /get_stream_id,
-// GET /streams/{id}/members, POST/DELETE /default_streams.
+// GET /streams/{id}/members, POST/DELETE /default_streams, POST /streams/{id}/delete_topic.
 import { z } from 'zod';
 import type { ChannelRecord } from '../../actors/realm/channel-index.js';
 import type { GroupSettingInput } from '../../actors/realm/group-settings.js';
 import { activeSubscribers, canReadChannel, canSeeChannel, channelObject } from '../../actors/realm/channel-view.js';
 import { CHANNEL_GROUP_SETTINGS, TOPICS_POLICIES, type ChannelGroupSetting } from '../../domain/channels.js';
 import { errors } from '../../domain/errors.js';
+import { topicFromClient } from '../../domain/events/topics.js';
 import { isAdmin } from '../../domain/roles.js';
 import { userEndpoint, type UserContext } from '../endpoint.js';
+import { requireAdmin } from '../guards.js';
 import { j, p } from '../params.js';
 import { listChannels } from '../views/subscriptions.js';
 
@@ -140,3 +142,18 @@ export const removeDefaultStream = userEndpoint(z.object({ stream_id: p.int() })
   await ctx.realm.ask('channel.setDefault', { actorId: ctx.user.id, channelId: q.stream_id, isDefault: false });
   return {};
 });
+
+/**
+ * POST /streams/{id}/delete_topic (administrators): every message of the topic the administrator
+ * may read goes, newest first, in batches; `complete: false` asks the client to repeat the
+ * request for the rest.
+ */
+export const deleteTopic = userEndpoint(z.object({ stream_id: p.int(), topic_name: p.string() }), async (ctx, q) => {
+  requireAdmin(ctx.user);
+  const c = readableChannel(ctx, q.stream_id);
+  const topic = topicFromClient(q.topic_name.trim(), ctx.realm.state.realm.settings.empty_topic_display_name);
+  // Protected history: only the messages the administrator received.
+  const receivedBy = c.history_public_to_subscribers ? null : ctx.user.id;
+  return ctx.realm.conversations.ask({ kind: 'channel', channelId: c.id }, 'deleteTopic', { channelId: c.id, topic, receivedBy });
+});
+

@@ -83,6 +83,10 @@ export const channelEntries: Matrix = {
   'GET /api/v1/streams/{stream_id}/members': {
     probes: (fx) => forChannels((vis) => ({ path: `${API}/streams/${fx.channels[vis].channelId}/members`, target: meta(vis), denial: BAD, grant: true })),
   },
+  // A topic that does not exist: nothing is deleted, but the channel is checked first.
+  'POST /api/v1/streams/{stream_id}/delete_topic': {
+    probes: (fx) => forChannels((vis) => ({ path: `${API}/streams/${fx.channels[vis].channelId}/delete_topic`, params: { topic_name: 'zq no such topic' }, target: { vis, needs: 'content' }, denial: BAD_OR_NOT_ADMIN })),
+  },
   'GET /api/v1/get_stream_id': {
     probes: (fx) => forChannels((vis) => ({ path: `${API}/get_stream_id`, params: { stream: fx.channels[vis].channelName }, target: { vis, needs: 'late' }, denial: BAD, grant: true })),
   },
