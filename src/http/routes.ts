@@ -95,7 +95,7 @@ import {
   removeDefaultStream,
   updateStream,
 } from './endpoints/channels.js';
-import { getMessage, getMessages, messagesMatchNarrow, renderMessage, sendMessage } from './endpoints/messages.js';
+import { getMessage, getMessages, getReadReceipts, messagesMatchNarrow, renderMessage, sendMessage } from './endpoints/messages.js';
 import { deleteMessage, getMessageHistory, updateMessage } from './endpoints/message-edit.js';
 import { getTopics, muteTopic, updateUserTopic } from './endpoints/topics.js';
 import { addReaction, removeReaction } from './endpoints/reactions.js';
@@ -162,6 +162,7 @@ export const apiRoutes: RouteTable = {
   '/messages/render': { POST: renderMessage },
   '/messages/{message_id}': { GET: getMessage, PATCH: updateMessage, DELETE: deleteMessage },
   '/messages/{message_id}/history': { GET: getMessageHistory },
+  '/messages/{message_id}/read_receipts': { GET: getReadReceipts },
   '/messages/{message_id}/reactions': { POST: addReaction, DELETE: removeReaction },
   '/messages/{message_id}/typing': { POST: setEditTyping },
   '/messages/flags': { POST: updateFlags },

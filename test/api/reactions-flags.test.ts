@@ -188,6 +188,34 @@ flags('mark all, a channel, a topic as read', async () => {
   assert.is((await registerState(member, { types: ['message', 'update_message_flags'] })).unread_msgs.count, 0);
 });
 
+flags('read receipts: who read it, as their settings and mutes allow, when the organization has them', async () => {
+  const { owner, member, admin, moderator, guest, bot } = cast;
+  const id = await sendToChannel(owner, 'react', 'receipts', 'who read this?');
+  const receipts = async (u: TestUser) => assertSuccess(await u.get(`/api/v1/messages/${id}/read_receipts`)).user_ids as number[];
+  const read = (u: TestUser) => u.post('/api/v1/messages/flags', { messages: [id], op: 'add', flag: 'read' });
+  assertError(await member.get(`/api/v1/messages/${id}/read_receipts`), 'Read receipts are disabled in this organization.');
+  await realm.updateSettings({ enable_read_receipts: true });
+  try {
+    assert.equal(await receipts(owner), [], 'nobody yet; never the sender');
+    for (const u of [member, guest, bot, owner]) assertSuccess(await read(u));
+    assert.equal(await receipts(member), [member.id, guest.id, bot.id].sort((a, b) => a - b));
+    // The guest keeps its reading to itself; the member muted the admin, who does not learn it.
+    assertSuccess(await guest.patch('/api/v1/settings', { send_read_receipts: false }));
+    assertSuccess(await member.post(`/api/v1/users/me/muted_users/${admin.id}`));
+    assert.equal(await receipts(owner), [member.id, bot.id].sort((a, b) => a - b));
+    assert.equal(await receipts(admin), [bot.id]);
+    // Only for a message the caller may read.
+    const dm = await sendDirect(owner, [member], 'between us');
+    assertError(await moderator.get(`/api/v1/messages/${dm}/read_receipts`), 'Invalid message(s)');
+    assert.equal(await receipts(moderator), [member.id, bot.id].sort((a, b) => a - b), 'a public channel: anyone who may read it');
+    assertError(await member.get('/api/v1/messages/999999/read_receipts'), 'Invalid message(s)');
+    assertSuccess(await member.delete(`/api/v1/users/me/muted_users/${admin.id}`));
+    assertSuccess(await guest.patch('/api/v1/settings', { send_read_receipts: true }));
+  } finally {
+    await realm.updateSettings({ enable_read_receipts: false });
+  }
+});
+
 const typing = suite('typing');
 
 typing('composing a direct message', async () => {

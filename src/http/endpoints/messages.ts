@@ -24,6 +24,7 @@ import { isMeMessage, normalizeContent } from '../../domain/message-rules.js';
 import { checkNarrow, messageNarrowSchema } from '../../domain/narrow.js';
 import { topicFromParam } from '../../domain/topic-names.js';
 import { FLAG_BITS } from '../../domain/flags.js';
+import { rowsOf } from '../../store/message-edits.js';
 import { searchIds, type FoundMessage } from '../../store/message-search.js';
 import { publicEndpoint, userEndpoint, type UserContext } from '../endpoint.js';
 import { p } from '../params.js';
@@ -205,3 +206,22 @@ export const renderMessage = userEndpoint(z.object({ content: p.string() }), asy
   const data = renderData(ctx.realm.state);
   return { rendered: renderFor(ctx, data, q.content).html };
 });
+
+/**
+ * GET /messages/{id}/read_receipts: who has read a message the caller may read. Not its sender,
+ * nor deactivated users, nor those whose send_read_receipts is off, nor those who muted the
+ * caller (they may not want the muted user to know); bots that marked it read, yes.
+ */
+export const getReadReceipts = userEndpoint(z.object({ message_id: p.int() }), async (ctx, q) => {
+  const { row } = await accessibleMessage(ctx.realm, ctx.user, q.message_id);
+  const state = ctx.realm.state;
+  if (!state.realm.settings.enable_read_receipts) throw errors.badRequest('Read receipts are disabled in this organization.');
+  const readers: number[] = [];
+  for (const r of await rowsOf(ctx.app.db, [row.id])) {
+    if ((r.flags & FLAG_BITS.read) === 0 || r.user_id === row.sender_id) continue;
+    const u = state.user(r.user_id);
+    if (u?.is_active && u.settings.send_read_receipts && !state.mutes.has(u.id, ctx.user.id)) readers.push(u.id);
+  }
+  return { user_ids: readers.sort((a, b) => a - b) };
+});
+

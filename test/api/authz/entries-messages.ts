@@ -80,6 +80,14 @@ export const messageEntries: Matrix = {
   'GET /api/v1/messages/{message_id}/history': {
     probes: (fx) => forMessages((vis) => ({ path: `${API}/messages/${messageOf(fx, vis)}/history`, target: content(vis), denial: BAD, grant: true })),
   },
+  // With read receipts on for the organization while the probes run: who read each message.
+  'GET /api/v1/messages/{message_id}/read_receipts': {
+    probes: async (fx) => {
+      await fx.realm.updateSettings({ enable_read_receipts: true });
+      return forMessages((vis) => ({ path: `${API}/messages/${messageOf(fx, vis)}/read_receipts`, target: content(vis), denial: BAD, grant: true }));
+    },
+    after: (fx) => fx.realm.updateSettings({ enable_read_receipts: false }),
+  },
   'POST /api/v1/messages/{message_id}/reactions': {
     probes: (fx) => forMessages((vis) => ({ path: `${API}/messages/${messageOf(fx, vis)}/reactions`, params: { emoji_name: 'tada' }, target: content(vis), denial: BAD })),
   },
