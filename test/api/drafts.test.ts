@@ -89,6 +89,8 @@ drafts("a draft's audience and content are checked as a message's", async () => 
   assertError(await to('private', [999999]), 'Invalid user ID: 999999');
   assertError(await to('', [], { content: '   ' }), 'Message must not be empty');
   assertError(await to('', [], { timestamp: -5 }), 'Timestamp must not be negative.');
+  assertError(await to('', [], { timestamp: 1e300 }), 'Timestamp must not be after the year 9999.');
+  assertError(await to('', [], { timestamp: 253_402_300_800 }), 'Timestamp must not be after the year 9999.');
   const badType = await to('elsewhere', []);
   assert.is(badType.status, 400);
   assert.match(badType.json.msg as string, /type/);

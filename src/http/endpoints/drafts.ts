@@ -23,11 +23,15 @@ const draftShape = z.object({
 });
 type DraftInput = z.infer<typeof draftShape>;
 
+/** The last second Postgres and clients agree on (9999-12-31T23:59:59Z). */
+const LAST_TIMESTAMP = 253_402_300_799;
+
 /** A draft as stored: its audience checked and normalised, its content as a message's. */
 function checkedDraft(ctx: UserContext, d: DraftInput): DraftData {
   const content = normalizeContent(d.content);
   const seconds = d.timestamp ?? ctx.app.clock.now() / 1000;
   if (seconds < 0) throw errors.badRequest('Timestamp must not be negative.');
+  if (seconds > LAST_TIMESTAMP) throw errors.badRequest('Timestamp must not be after the year 9999.');
   // Whole seconds, as clients see it: the order drafts are listed in (last edit, then id) is the
   // order of what they are shown.
   const lastEditMs = Math.floor(seconds) * 1000;
