@@ -42,11 +42,13 @@ import {
 } from './endpoints/realm.js';
 import {
   addLinkifier,
+  addPlayground,
   addRealmEmoji,
   deactivateRealmEmoji,
   getLinkifiers,
   getRealmEmoji,
   removeLinkifier,
+  removePlayground,
   reorderLinkifiers,
   serveRealmEmoji,
   updateLinkifier,
@@ -138,6 +140,8 @@ export const apiRoutes: RouteTable = {
   '/realm/emoji': { GET: getRealmEmoji },
   '/realm/emoji/{emoji_name}': { POST: addRealmEmoji, DELETE: deactivateRealmEmoji },
   '/realm/filters': { POST: addLinkifier },
+  '/realm/playgrounds': { POST: addPlayground },
+  '/realm/playgrounds/{playground_id}': { DELETE: removePlayground },
   '/realm/filters/{filter_id}': { PATCH: updateLinkifier, DELETE: removeLinkifier },
   '/realm/linkifiers': { GET: getLinkifiers, PATCH: reorderLinkifiers },
   '/realm/user_settings_defaults': { PATCH: updateUserSettingsDefaults },

@@ -1,5 +1,6 @@
-// Custom emoji (upload, deactivation, images, realm_emoji events in both forms) and linkifiers
-// (administrators; realm_linkifiers only for clients that declare linkifier_url_template).
+// Custom emoji (upload, deactivation, images, realm_emoji events in both forms), linkifiers
+// (administrators; realm_linkifiers only for clients that declare linkifier_url_template) and
+// code playgrounds (administrators; realm_playgrounds).
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { emptyMarkdownContext, renderMarkdown } from '../../src/domain/markdown/index.js';
@@ -173,9 +174,45 @@ linkifiers('clients without linkifier_url_template get neither the list nor even
   assert.equal(assertSuccess(await member.post('/api/v1/register', { fetch_event_types: ['realm_linkifiers'] })).realm_linkifiers, []);
 });
 
-linkifiers.after(async () => {
+const playgrounds = suite('code playgrounds');
+const ptypes = { types: ['realm_playgrounds'] };
+const playground = (u: TestUser, name: string, language: string, template = 'https://play.test/?code={code}') =>
+  u.post('/api/v1/realm/playgrounds', { name, pygments_language: language, url_template: template });
+
+playgrounds('administrators add and remove them; everyone is told the whole list', async () => {
+  let id = 0;
+  const events = await expectConsistent(member, async () => (id = assertSuccess(await playground(admin, 'Rust Playground', 'Rust')).id), ptypes);
+  const rust = { id, name: 'Rust Playground', pygments_language: 'Rust', url_template: 'https://play.test/?code={code}' };
+  assert.equal(events.map((e) => e.realm_playgrounds), [[rust]]);
+  const other = assertSuccess(await playground(realm.owner, 'Rust Explorer', 'Rust', 'https://explore.test/{?code}')).id as number;
+  assertError(await playground(admin, 'Rust Playground', 'Rust'), 'Realm playground with this Realm, Pygments language and Name already exists.');
+  assertSuccess(await playground(admin, 'Rust Playground', 'C++'));
+  for (const u of [moderator, member, guest, bot]) {
+    assertError(await playground(u, 'Mine', 'Python'), 'Must be an organization administrator', 400, 'UNAUTHORIZED_PRINCIPAL');
+    assertError(await u.delete(`/api/v1/realm/playgrounds/${id}`), 'Must be an organization administrator', 400, 'UNAUTHORIZED_PRINCIPAL');
+  }
+  await expectConsistent(member, async () => assertSuccess(await admin.delete(`/api/v1/realm/playgrounds/${other}`)), ptypes);
+  assertError(await admin.delete(`/api/v1/realm/playgrounds/${other}`), 'Invalid playground');
+  const listed = assertSuccess(await guest.post('/api/v1/register', { fetch_event_types: ['realm_playgrounds'] })).realm_playgrounds as Array<{ id: number }>;
+  assert.equal(listed[0], rust);
+  assert.equal(listed.map((p) => p.id).includes(other), false);
+});
+
+playgrounds('names, languages and templates are checked', async () => {
+  assertError(await playground(admin, '', 'Python'), 'Name cannot be blank.');
+  assertError(await playground(admin, 'P', ''), 'Pygments language cannot be blank.');
+  assertError(await playground(admin, 'P', 'x'.repeat(41)), 'Pygments language is too long (limit: 40 characters)');
+  assertError(await playground(admin, 'P', 'Py<thon>'), 'Invalid characters in pygments language');
+  assertError(await playground(admin, 'P', 'Python', 'https://play.test/'), 'Missing the required variable "code" in the URL template');
+  assertError(await playground(admin, 'P', 'Python', 'https://play.test/{lang}/{code}'), '"code" should be the only variable present in the URL template');
+  assertError(await playground(admin, 'P', 'Python', 'https://play.test/{code'), "Invalid URL template: unmatched '{'");
+  assertSuccess(await playground(admin, 'Objective-C++ (clang)', 'objective-c++ #1.2'));
+});
+
+playgrounds.after(async () => {
   await server.close();
 });
 
 emoji.run();
 linkifiers.run();
+playgrounds.run();

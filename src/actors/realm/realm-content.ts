@@ -1,14 +1,18 @@
-// Realm commands for custom emoji and linkifiers: the organization's content that the Markdown
-// renderer reads from the cached state. Run inside the realm actor; the cache is updated before
-// the events are released.
+// Realm commands for custom emoji and linkifiers (the organization's content that the Markdown
+// renderer reads from the cached state) and code playgrounds (read from Postgres). Run inside
+// the realm actor; the cache is updated before the events are released.
+import type { CommonQueryMethods } from 'slonik';
 import { errors } from '../../domain/errors.js';
-import { realmEmojiEvent, realmLinkifiersEvent } from '../../domain/events/realm-content.js';
+import { realmEmojiEvent, realmLinkifiersEvent, realmPlaygroundsEvent } from '../../domain/events/realm-content.js';
 import { emojiByName } from '../../domain/emoji.js';
 import { checkLinkifier } from '../../domain/linkifiers.js';
+import { checkPlayground } from '../../domain/playgrounds.js';
 import { checkEmojiName, formatRealmEmoji, realmEmojiDict, type RealmEmojiRecord } from '../../domain/realm-emoji.js';
 import { isAdmin } from '../../domain/roles.js';
 import * as emojiStore from '../../store/realm-emoji.js';
 import * as linkifierStore from '../../store/linkifiers.js';
+import * as playgroundStore from '../../store/playgrounds.js';
+import type { Emit } from '../realm-events.js';
 import type { RealmContext } from './actor.js';
 import type { LinkifierRecord, RealmState } from './state.js';
 
@@ -120,10 +124,36 @@ async function reorderLinkifiers(ctx: RealmContext, input: { readonly ids: reado
   await writeLinkifiers(ctx, (tx) => linkifierStore.reorderLinkifiers(tx, input.ids));
 }
 
+/** Every playground of the organization, to everyone, after each change. */
+async function emitPlaygrounds(tx: CommonQueryMethods, ctx: RealmContext, emit: Emit): Promise<void> {
+  const list = (await playgroundStore.listPlaygrounds(tx, ctx.state.id)).map((r) => ({ ...r }));
+  emit(realmPlaygroundsEvent.build({ realm_playgrounds: list }, all));
+}
+
+async function addPlayground(ctx: RealmContext, input: { readonly name: string; readonly language: string; readonly urlTemplate: string }): Promise<number> {
+  const problem = checkPlayground(input.name, input.language, input.urlTemplate);
+  if (problem) throw errors.badRequest(problem);
+  return ctx.write(async (tx, emit) => {
+    const row = await playgroundStore.insertPlayground(tx, ctx.state.id, input);
+    if (!row) throw errors.badRequest('Realm playground with this Realm, Pygments language and Name already exists.');
+    await emitPlaygrounds(tx, ctx, emit);
+    return row.id;
+  });
+}
+
+async function removePlayground(ctx: RealmContext, input: { readonly id: number }): Promise<void> {
+  await ctx.write(async (tx, emit) => {
+    if (!(await playgroundStore.deletePlayground(tx, ctx.state.id, input.id))) throw errors.badRequest('Invalid playground');
+    await emitPlaygrounds(tx, ctx, emit);
+  });
+}
+
 export const realmContentCommands = {
   'emoji.add': addEmoji,
   'emoji.deactivate': deactivateEmoji,
   'linkifier.add': addLinkifier,
+  'playground.add': addPlayground,
+  'playground.remove': removePlayground,
   'linkifier.update': updateLinkifier,
   'linkifier.remove': removeLinkifier,
   'linkifier.reorder': reorderLinkifiers,

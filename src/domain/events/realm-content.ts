@@ -1,6 +1,7 @@
-// Events about the organization's custom emoji and linkifiers. realm_emoji carries both the
-// changed emoji and the whole dictionary; the presenter sends each client the form it declared
-// (individual_emoji_changes). realm_linkifiers carries the whole ordered list.
+// Events about the organization's custom emoji, linkifiers and code playgrounds. realm_emoji
+// carries both the changed emoji and the whole dictionary; the presenter sends each client the
+// form it declared (individual_emoji_changes). realm_linkifiers carries the whole ordered list,
+// realm_playgrounds the whole list.
 import { z } from 'zod';
 import { defineEvent } from './define.js';
 
@@ -14,3 +15,8 @@ export const realmEmojiEvent = defineEvent(
 export const linkifierObject = z.object({ id: z.number().int(), pattern: z.string(), url_template: z.string() });
 
 export const realmLinkifiersEvent = defineEvent('realm_linkifiers', z.object({ realm_linkifiers: z.array(linkifierObject) }));
+
+export const playgroundObject = z.object({ id: z.number().int(), name: z.string(), pygments_language: z.string(), url_template: z.string() });
+
+export const realmPlaygroundsEvent = defineEvent('realm_playgrounds', z.object({ realm_playgrounds: z.array(playgroundObject) }));
+

@@ -81,3 +81,18 @@ export const reorderLinkifiers = userEndpoint(z.object({ ordered_linkifier_ids: 
   await ctx.realm.ask('linkifier.reorder', { ids: params.ordered_linkifier_ids });
   return {};
 });
+
+export const addPlayground = userEndpoint(
+  z.object({ name: p.string({ trim: true }), pygments_language: p.string({ trim: true }), url_template: p.string({ trim: true }) }),
+  async (ctx, params) => {
+    requireAdmin(ctx.user);
+    return { id: await ctx.realm.ask('playground.add', { name: params.name, language: params.pygments_language, urlTemplate: params.url_template }) };
+  },
+);
+
+export const removePlayground = userEndpoint(z.object({ playground_id: p.id() }), async (ctx, params) => {
+  requireAdmin(ctx.user);
+  await ctx.realm.ask('playground.remove', { id: params.playground_id });
+  return {};
+});
+

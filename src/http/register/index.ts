@@ -5,7 +5,7 @@ import { alertWordsState, draftsState, mutedUsersState, navigationViewsState, sa
 import { profileFieldState } from './profile-fields.js';
 import { realmState } from './realm.js';
 import { linkifierState, realmEmojiState } from './realm-content.js';
-import { realmDomainsState, realmUserDefaultsState } from './realm-extras.js';
+import { realmDomainsState, realmPlaygroundsState, realmUserDefaultsState } from './realm-extras.js';
 import type { StateProvider } from './state.js';
 import { userGroupState } from './user-groups.js';
 import { realmBotState, realmUserState, userSettingsState } from './users.js';
@@ -23,6 +23,7 @@ export const stateProviders: readonly StateProvider[] = [
   realmBotState,
   profileFieldState,
   realmDomainsState,
+  realmPlaygroundsState,
   realmUserDefaultsState,
   realmEmojiState,
   linkifierState,

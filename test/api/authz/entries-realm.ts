@@ -87,6 +87,8 @@ export const realmEntries: Matrix = {
   // A wrong password for an account the caller may not know, and a logout that needs no session.
   'POST /login': { probes: (fx) => [{ path: '/login', params: { username: fx.hermit.email, password: 'not-the-password' } }] },
   'POST /logout': { probes: () => [{ path: '/logout' }] },
+  'POST /api/v1/realm/playgrounds': plain('/realm/playgrounds', { name: 'probe', pygments_language: 'Python', url_template: 'https://play.test/{code}' }),
+  'DELETE /api/v1/realm/playgrounds/{playground_id}': plain('/realm/playgrounds/999999'),
   'GET /api/v1/drafts': plain('/drafts'),
   // A channel draft needs to be able to read the channel; another user's draft is nobody else's.
   'POST /api/v1/drafts': {

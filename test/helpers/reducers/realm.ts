@@ -27,9 +27,14 @@ const realmLinkifiers: Reducer = (state, e) => {
   if (state.realm_linkifiers) state.realm_linkifiers = e.realm_linkifiers;
 };
 
+const realmPlaygrounds: Reducer = (state, e) => {
+  if (state.realm_playgrounds) state.realm_playgrounds = e.realm_playgrounds;
+};
+
 export const realmReducers: Record<string, Reducer> = {
   realm_domains: realmDomains,
   realm_user_settings_defaults: userSettingsDefaults,
   realm_emoji: realmEmoji,
   realm_linkifiers: realmLinkifiers,
+  realm_playgrounds: realmPlaygrounds,
 };
