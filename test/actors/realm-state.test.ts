@@ -72,4 +72,3 @@ t('the name index, once made, follows puts without another walk over the users',
 });
 
 t.run();
-

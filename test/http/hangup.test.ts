@@ -85,4 +85,3 @@ t("a subclass's flags share the field and leave the hang-up alone", () => {
 });
 
 t.run();
-

@@ -88,4 +88,3 @@ export async function deleteTopic(ctx: ConversationContext, input: DeleteTopicIn
     if (ctx.services.clock.now() - started > TOPIC_DELETE_BUDGET_MS) return { complete: false };
   }
 }
-

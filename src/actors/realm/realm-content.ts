@@ -152,9 +152,9 @@ export const realmContentCommands = {
   'emoji.add': addEmoji,
   'emoji.deactivate': deactivateEmoji,
   'linkifier.add': addLinkifier,
-  'playground.add': addPlayground,
-  'playground.remove': removePlayground,
   'linkifier.update': updateLinkifier,
   'linkifier.remove': removeLinkifier,
   'linkifier.reorder': reorderLinkifiers,
+  'playground.add': addPlayground,
+  'playground.remove': removePlayground,
 };

@@ -19,4 +19,3 @@ export const realmLinkifiersEvent = defineEvent('realm_linkifiers', z.object({ r
 export const playgroundObject = z.object({ id: z.number().int(), name: z.string(), pygments_language: z.string(), url_template: z.string() });
 
 export const realmPlaygroundsEvent = defineEvent('realm_playgrounds', z.object({ realm_playgrounds: z.array(playgroundObject) }));
-

@@ -156,4 +156,3 @@ export const deleteTopic = userEndpoint(z.object({ stream_id: p.int(), topic_nam
   const receivedBy = c.history_public_to_subscribers ? null : ctx.user.id;
   return ctx.realm.conversations.ask({ kind: 'channel', channelId: c.id }, 'deleteTopic', { channelId: c.id, topic, receivedBy });
 });
-

@@ -224,4 +224,3 @@ export const getReadReceipts = userEndpoint(z.object({ message_id: p.int() }), a
   }
   return { user_ids: readers.sort((a, b) => a - b) };
 });
-

@@ -95,4 +95,3 @@ export const removePlayground = userEndpoint(z.object({ playground_id: p.id() })
   await ctx.realm.ask('playground.remove', { id: params.playground_id });
   return {};
 });
-
