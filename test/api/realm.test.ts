@@ -43,6 +43,21 @@ settings('administrators only; some settings need an owner', async () => {
   assert.is(realm.handle.state.realm.settings.waiting_period_threshold, 3);
 });
 
+settings('Welcome Bot sends an administrator a test of the custom welcome text', async () => {
+  const test = (u: TestUser, text: string) => u.post('/api/v1/realm/test_welcome_bot_custom_message', { welcome_message_custom_text: text });
+  for (const u of [moderator, member, guest, bot]) assertError(await test(u, 'Hi!'), 'Must be an organization administrator', 400, 'UNAUTHORIZED_PRINCIPAL');
+  for (const u of [admin, realm.owner]) {
+    const id = assertSuccess(await test(u, 'Welcome to **the team**!')).message_id as number;
+    const m = assertSuccess(await u.get(`/api/v1/messages/${id}`, { apply_markdown: false })).message;
+    assert.is(m.sender_full_name, 'Welcome Bot');
+    assert.is(m.content, 'Welcome to **the team**!');
+    assert.equal((m.display_recipient as Array<{ id: number }>).map((r) => r.id).includes(u.id), true, 'to the administrator');
+  }
+  assertError(await test(admin, '  '), 'Message must not be empty');
+  assertError(await test(admin, 'x'.repeat(8001)), 'welcome_message_custom_text is too long (limit: 8000 characters)');
+  assert.is(realm.handle.state.realm.settings.welcome_message_custom_text, '', 'a test changes no setting');
+});
+
 settings('editing, moving and resolving settings and time limits', async () => {
   const events = await expectConsistent(
     member,

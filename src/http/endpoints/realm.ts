@@ -8,7 +8,12 @@ import type { ScalarRealmSettings } from '../../actors/realm/realm-settings.js';
 import { userEndpoint } from '../endpoint.js';
 import { requireAdmin, requireOwner } from '../guards.js';
 import { j, p } from '../params.js';
+import { sendWelcomeMessage } from '../../actors/conversations/welcome.js';
+import { errors } from '../../domain/errors.js';
 import { settingParams } from './settings.js';
+
+/** Welcome Bot's custom text, at most. */
+const MAX_WELCOME_TEXT_LENGTH = 8000;
 
 /** A positive number of seconds (or days), or "unlimited" (stored as `unlimited`). */
 function limit<U extends null | -1>(unlimited: U) {
@@ -62,7 +67,7 @@ const scalarParams: { [K in keyof ScalarRealmSettings]?: ZodTypeAny } = {
   empty_topic_display_name: p.string({ trim: true, min: 1, max: 60 }),
   waiting_period_threshold: p.int({ min: 0, max: 1_000_000 }),
   default_language: oneOf(Object.keys(LANGUAGES)),
-  welcome_message_custom_text: p.string({ max: 8000 }),
+  welcome_message_custom_text: p.string({ max: MAX_WELCOME_TEXT_LENGTH }),
   digest_weekday: p.int({ min: 0, max: 6 }),
   gif_rating_policy: intIn([0, 1, 2, 3]),
   default_code_block_language: p.string({ max: 100 }),
@@ -139,3 +144,17 @@ export const removeRealmDomain = userEndpoint(z.object({ domain: p.string() }), 
   await ctx.realm.ask('realmDomain.remove', { domain: params.domain });
   return {};
 });
+
+/**
+ * POST /realm/test_welcome_bot_custom_message: Welcome Bot sends the text to the administrator
+ * asking, as a new user would receive it (to try a welcome_message_custom_text before setting it).
+ */
+export const testWelcomeBotMessage = userEndpoint(
+  z.object({ welcome_message_custom_text: p.string({ max: MAX_WELCOME_TEXT_LENGTH }) }),
+  async (ctx, params) => {
+    requireAdmin(ctx.user);
+    const id = await sendWelcomeMessage(ctx.realm, ctx.user.id, params.welcome_message_custom_text);
+    if (id === null) throw errors.messageEmpty();
+    return { message_id: id };
+  },
+);

@@ -89,6 +89,7 @@ export const realmEntries: Matrix = {
   'POST /logout': { probes: () => [{ path: '/logout' }] },
   'POST /api/v1/realm/playgrounds': plain('/realm/playgrounds', { name: 'probe', pygments_language: 'Python', url_template: 'https://play.test/{code}' }),
   'DELETE /api/v1/realm/playgrounds/{playground_id}': plain('/realm/playgrounds/999999'),
+  'POST /api/v1/realm/test_welcome_bot_custom_message': plain('/realm/test_welcome_bot_custom_message', { welcome_message_custom_text: 'probe' }),
   'GET /api/v1/drafts': plain('/drafts'),
   // A channel draft needs to be able to read the channel; another user's draft is nobody else's.
   'POST /api/v1/drafts': {
