@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import type { App } from '../app.js';
 import type { RealmQueues } from '../actors/queues/realm-queues.js';
-import type { EventQueue, QueueSocket } from '../actors/queues/queue-actor.js';
+import type { EventQueue, QueueSocket } from '../actors/queues/event-queue.js';
 import { errors, isApiError } from '../domain/errors.js';
 import { authenticate } from './auth.js';
 import { parseParams } from './body.js';

@@ -11,7 +11,8 @@ import type { RealmLookup } from '../../src/domain/events/view.js';
 import type { PublishedEvent } from '../../src/actors/event-sequencer.js';
 import { Deadlines } from '../../src/actors/queues/deadlines.js';
 import { PresentationCache, type EventsJson } from '../../src/actors/queues/presentation.js';
-import { Delivery, EventQueue, queueActor, type PollAnswer, type QueueEnvironment, type Responder } from '../../src/actors/queues/queue-actor.js';
+import { Delivery, EventQueue, type PollAnswer, type QueueEnvironment, type Responder } from '../../src/actors/queues/event-queue.js';
+import { queueActor } from '../../src/actors/queues/queue-actor.js';
 
 const INTERVAL = 20;
 

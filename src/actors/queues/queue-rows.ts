@@ -3,7 +3,7 @@
 // at shutdown. One write at a time (see exclusive).
 import type { Services } from '../../services.js';
 import * as store from '../../store/queues.js';
-import { contactSecond, type EventQueue, type QueueEnvironment } from './queue-actor.js';
+import { contactSecond, type EventQueue, type QueueEnvironment } from './event-queue.js';
 
 export class QueueRows {
   /** Ended queues whose rows are still to be deleted. */

@@ -13,7 +13,8 @@ import { errors } from '../../domain/errors.js';
 import { Deadlines } from './deadlines.js';
 import { parseDescriptor, sharedDescriptor, type QueueDescriptor } from './descriptor.js';
 import { PresentationCache } from './presentation.js';
-import { Delivery, endedError, EventQueue, queueActor, schedule, type EndReason, type QueueEnvironment, type QueueMsg, type QueueSocket, type Responder } from './queue-actor.js';
+import { Delivery, EventQueue, type EndReason, type QueueEnvironment, type QueueMsg, type QueueSocket, type Responder } from './event-queue.js';
+import { endedError, queueActor, schedule } from './queue-actor.js';
 import { QueueRows } from './queue-rows.js';
 
 const toPublished = (r: LoggedEventRow): PublishedEvent => ({

@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import { spectatorsAllowed } from '../../actors/realm/channel-view.js';
 import type { RealmHandle } from '../../actors/realm/actor.js';
-import type { EventQueue } from '../../actors/queues/queue-actor.js';
+import type { EventQueue } from '../../actors/queues/event-queue.js';
 import { badQueue } from '../../actors/queues/queue-actor.js';
 import { capabilitiesSchema, NO_CAPABILITIES } from '../../domain/client-capabilities.js';
 import { errors } from '../../domain/errors.js';
