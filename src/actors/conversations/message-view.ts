@@ -1,15 +1,18 @@
 // The API's message object in its canonical form (both raw and rendered content, the avatar
 // URL as for clients that do not compute avatars), built from a stored row and cached realm
-// state. Events carry it as is; GET /messages shapes it per request (shapeMessage).
+// state. Events carry it as is; GET /messages shapes it per request (shapeMessage). Also who
+// may read a stored message (accessibleMessage).
 import { avatarUrl } from '../../domain/avatar.js';
 import { recipientIdOf, senderRealmStr } from '../../domain/message-rules.js';
 import { topicLinks } from '../../domain/linkifiers.js';
 import type { CommonQueryMethods } from 'slonik';
 import { rowsOf } from '../../store/message-edits.js';
-import type { MessageRow, ReactionRow } from '../../store/messages.js';
+import { flagsFor, messageById, type MessageRow, type ReactionRow } from '../../store/messages.js';
 import { dmKeyUsers } from '../realm/channel-index.js';
-import { activeSubscribers } from '../realm/channel-view.js';
-import type { RealmState } from '../realm/state.js';
+import { activeSubscribers, canReadFullHistory } from '../realm/channel-view.js';
+import type { RealmHandle } from '../realm/actor.js';
+import type { RealmState, UserRecord } from '../realm/state.js';
+import { errors } from '../../domain/errors.js';
 
 export type Linkifiers = ReadonlyArray<{ id: number; pattern: string; urlTemplate: string }>;
 
@@ -72,4 +75,19 @@ export function messageObject(
   if (row.last_edit_time !== null) m.last_edit_timestamp = Math.floor(row.last_edit_time / 1000);
   if (row.last_moved_time !== null) m.last_moved_timestamp = Math.floor(row.last_moved_time / 1000);
   return m;
+}
+
+/**
+ * A message the viewer may read: one they received, or one in a channel whose whole history
+ * they may read. Returns the row and the viewer's flags (null: no row of theirs).
+ */
+export async function accessibleMessage(realm: RealmHandle, viewer: UserRecord, id: number): Promise<{ row: MessageRow; flags: number | null }> {
+  const db = realm.services.db;
+  const row = await messageById(db, id);
+  if (!row || row.realm_id !== realm.id) throw errors.invalidMessage();
+  const flags = (await flagsFor(db, viewer.id, [id])).get(id) ?? null;
+  if (flags !== null) return { row, flags };
+  const c = row.channel_id !== null ? realm.state.channels.get(row.channel_id) : undefined;
+  if (c && canReadFullHistory(realm.state, viewer, c)) return { row, flags: null };
+  throw errors.invalidMessage();
 }

@@ -23,7 +23,7 @@ import { editsOf, topicMessageTimes } from '../../store/message-edits.js';
 import type { MessageRow } from '../../store/messages.js';
 import { userEndpoint, type UserContext } from '../endpoint.js';
 import { p } from '../params.js';
-import { accessibleMessage } from '../views/message-fetch.js';
+import { accessibleMessage } from '../../actors/conversations/message-view.js';
 import { renderFor } from './messages.js';
 
 /** The topic parameter as a change: stripped, the empty topic's names mapped; unchanged = undefined. */

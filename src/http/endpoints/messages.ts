@@ -1,41 +1,27 @@
 // Messages: POST /messages (send, with Idempotency-Key), GET /messages (narrows and anchors),
 // GET /messages/{id} (also for spectators: web-public channels), POST /messages/render.
 import { z } from 'zod';
-import type { ChannelRecord } from '../../actors/realm/channel-index.js';
-import { realmMarkdownContext, renderData, type RenderData } from '../../actors/realm/markdown-context.js';
-import type { UserRecord } from '../../actors/realm/state.js';
-import {
-  checkCanSendToChannel,
-  checkDmPermission,
-  checkMentions,
-  checkTopicCreation,
-  checkTopicForChannel,
-  clientName,
-  defaultReadBySender,
-  dmKeyFor,
-  parseChannelTo,
-  parseDmTo,
-  resolveChannel,
-  resolveDmRecipients,
-} from '../../actors/conversations/send-rules.js';
+import { renderAs, submitMessage, type MessageTarget } from '../../actors/conversations/compose.js';
+import { accessibleMessage } from '../../actors/conversations/message-view.js';
+import { renderData, type RenderData } from '../../actors/realm/markdown-context.js';
+import { clientName, defaultReadBySender, parseChannelTo, parseDmTo } from '../../actors/conversations/send-rules.js';
 import { errors } from '../../domain/errors.js';
-import { renderMarkdown, type RenderResult } from '../../domain/markdown/index.js';
-import { isMeMessage, normalizeContent } from '../../domain/message-rules.js';
+import type { RenderResult } from '../../domain/markdown/index.js';
+import { normalizeContent } from '../../domain/message-rules.js';
 import { checkNarrow, messageNarrowSchema } from '../../domain/narrow.js';
-import { topicFromParam } from '../../domain/topic-names.js';
 import { FLAG_BITS } from '../../domain/flags.js';
 import { rowsOf } from '../../store/message-edits.js';
 import { searchIds, type FoundMessage } from '../../store/message-search.js';
 import { publicEndpoint, userEndpoint, type UserContext } from '../endpoint.js';
 import { p } from '../params.js';
-import { accessibleMessage, anchorParam, fetchWindow, highlight, resolveNarrow, shapeFound } from '../views/message-fetch.js';
+import { anchorParam, fetchWindow, highlight, resolveNarrow, shapeFound } from '../views/message-fetch.js';
 import { resolveSpectatorNarrow, spectatorMessage } from '../views/spectator-access.js';
 
 const MAX_MESSAGES_PER_FETCH = 5000;
 const IDEMPOTENCY_KEY_MAX = 255;
 
 export function renderFor(ctx: UserContext, data: RenderData, content: string): RenderResult {
-  return renderMarkdown(content, realmMarkdownContext(ctx.realm.state, data, ctx.user));
+  return renderAs(ctx.realm, ctx.user, data, content);
 }
 
 const sendParams = z.object({
@@ -50,9 +36,6 @@ const sendParams = z.object({
 });
 
 export const sendMessage = userEndpoint(sendParams, async (ctx, q) => {
-  const { realm, user } = ctx;
-  const state = realm.state;
-  const db = ctx.app.db;
   const key = ctx.headers['idempotency-key'];
   // Printable ASCII, as a structured-field string would be: no NUL (Postgres refuses it), no controls.
   if (key !== undefined && (key.length === 0 || key.length > IDEMPOTENCY_KEY_MAX || !/^[\x20-\x7e]+$/.test(key))) {
@@ -61,59 +44,24 @@ export const sendMessage = userEndpoint(sendParams, async (ctx, q) => {
   if (q.queue_id !== undefined && q.local_id === undefined) throw errors.missingArgument('local_id');
   const content = normalizeContent(q.content);
   const client = clientName(ctx.headers['user-agent']);
-  const data = renderData(realm.state);
-  const rendered = renderFor(ctx, data, content);
-  const common = {
-    senderId: user.id,
+  let to: MessageTarget;
+  if (q.type === 'stream' || q.type === 'channel') {
+    const topic = q.topic ?? q.subject;
+    if (topic === undefined) throw errors.missingTopic();
+    to = { channel: parseChannelTo(q.to), topic };
+  } else {
+    to = { dm: parseDmTo(q.to) };
+  }
+  const id = await submitMessage(ctx.realm, ctx.user, {
+    to,
     content,
-    rendered: {
-      html: rendered.html,
-      hasLink: rendered.hasLink,
-      hasImage: rendered.hasImage,
-      hasAttachment: rendered.hasAttachment,
-      uploadPathIds: rendered.uploadPathIds,
-    },
-    isMeMessage: isMeMessage(content, rendered.html),
-    streamWildcard: rendered.streamWildcard,
-    topicWildcard: rendered.topicWildcard,
     readBySender: q.read_by_sender ?? defaultReadBySender(client),
     client,
     idempotencyKey: key,
     local: q.queue_id !== undefined ? { queue_id: q.queue_id, local_id: q.local_id! } : undefined,
-    linkifiers: data.linkifiers,
-  };
-  if (q.type === 'stream' || q.type === 'channel') {
-    const rawTopic = q.topic ?? q.subject;
-    if (rawTopic === undefined) throw errors.missingTopic();
-    const channel = resolveChannel(state, user, parseChannelTo(q.to));
-    const topic = topicFromParam(rawTopic, state.realm.settings.empty_topic_display_name);
-    checkCanSendToChannel(state, user, channel);
-    checkTopicForChannel(state, channel, topic);
-    await checkTopicCreation(db, state, user, channel, topic);
-    const mentioned = await checkMentions(db, state, user, rendered, { channel, topic });
-    const { id } = await realm.conversations.ask({ kind: 'channel', channelId: channel.id }, 'send', {
-      ...common,
-      channel: { id: channel.id, topic, isPublic: isPublicChannel(channel) },
-      mentionedUserIds: mentioned,
-      streamWildcard: rendered.streamWildcard,
-    });
-    return { id };
-  }
-  const users = resolveDmRecipients(state, user, parseDmTo(q.to));
-  const dmKey = dmKeyFor(users);
-  await checkDmPermission(db, state, user, users, dmKey);
-  const mentioned = await checkMentions(db, state, user, rendered, null);
-  const { id } = await realm.conversations.ask({ kind: 'dm', dmKey }, 'send', {
-    ...common,
-    dm: { key: dmKey, userIds: users.map((u: UserRecord) => u.id) },
-    mentionedUserIds: mentioned,
-    topicWildcard: false,
   });
   return { id };
 });
-
-/** Public channels' messages also reach all_public_streams queues. */
-export const isPublicChannel = (c: ChannelRecord) => !c.invite_only;
 
 const fetchParams = z.object({
   anchor: anchorParam().optional(),

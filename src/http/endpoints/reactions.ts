@@ -6,7 +6,7 @@ import { errors } from '../../domain/errors.js';
 import { conversationKeyOf } from '../../actors/conversations/conversations.js';
 import { userEndpoint } from '../endpoint.js';
 import { p } from '../params.js';
-import { accessibleMessage } from '../views/message-fetch.js';
+import { accessibleMessage } from '../../actors/conversations/message-view.js';
 
 const REACTION_TYPES = ['unicode_emoji', 'realm_emoji', 'service_extra_emoji'] as const;
 

@@ -9,7 +9,7 @@ import { typingEditEvent, typingEvent } from '../../domain/events/typing.js';
 import { topicFromClient } from '../../domain/events/topics.js';
 import { userEndpoint, type UserContext } from '../endpoint.js';
 import { p } from '../params.js';
-import { accessibleMessage } from '../views/message-fetch.js';
+import { accessibleMessage } from '../../actors/conversations/message-view.js';
 import { messageAudience } from '../../actors/conversations/message-view.js';
 import { checkCanSendToChannel } from '../../actors/conversations/send-rules.js';
 import { readableChannel } from './channels.js';

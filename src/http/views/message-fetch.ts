@@ -14,7 +14,7 @@ import { topicFromClient } from '../../domain/events/topics.js';
 import { FLAG_BITS, flagNames } from '../../domain/flags.js';
 import type { Narrow, Term } from '../../domain/narrow.js';
 import { isGuest } from '../../domain/roles.js';
-import { flagsFor, messageById, reactionsFor, type MessageRow, type ReactionRow } from '../../store/messages.js';
+import { reactionsFor, type ReactionRow } from '../../store/messages.js';
 import { firstUnread, searchIds, searchWindow, type FoundMessage, type ResolvedTerm, type SearchQuery, type SearchScope } from '../../store/message-search.js';
 import type { CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
@@ -143,21 +143,6 @@ export async function shapeFound(realm: RealmHandle, rows: readonly FoundMessage
       if (row.match_subject !== null) shown.match_subject = highlight(row.match_subject);
       return shown;
     });
-}
-
-/**
- * A message the viewer may read: one they received, or one in a channel whose whole history
- * they may read. Returns the row and the viewer's flags (null: no row of theirs).
- */
-export async function accessibleMessage(realm: RealmHandle, viewer: UserRecord, id: number): Promise<{ row: MessageRow; flags: number | null }> {
-  const db = realm.services.db;
-  const row = await messageById(db, id);
-  if (!row || row.realm_id !== realm.id) throw errors.invalidMessage();
-  const flags = (await flagsFor(db, viewer.id, [id])).get(id) ?? null;
-  if (flags !== null) return { row, flags };
-  const c = row.channel_id !== null ? realm.state.channels.get(row.channel_id) : undefined;
-  if (c && canReadFullHistory(realm.state, viewer, c)) return { row, flags: null };
-  throw errors.invalidMessage();
 }
 
 /** The anchor reported for "newest": above any message id. */
