@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import { IdAllocator } from './actors/event-sequencer.js';
 import { RealmDirectory } from './actors/realm/directory.js';
 import { startRuntime } from './actors/runtime.js';
+import { ScheduledSends } from './actors/scheduled-sends.js';
 import { systemClock, type Clock } from './clock.js';
 import type { Config } from './config.js';
 import { newServerSecret, secretFromBase64, type ServerSecret } from './domain/secrets.js';
@@ -26,6 +27,8 @@ export interface App extends Services {
   /** Request rate per user (authenticated) and per address (anonymous); null when turned off. */
   readonly requestLimits: { readonly perUser: TokenBucketLimiter | null; readonly perIp: TokenBucketLimiter | null };
   readonly socketTickets: SocketTickets;
+  /** Sends scheduled messages and reminders when they are due. */
+  readonly scheduledSends: ScheduledSends;
   /** Answer parked polls, close event sockets (1001) and save every queue's cursor. */
   stopQueues(): Promise<void>;
   /** Stop queues (if not yet), then actors, and close the database (HTTP is closed by its owner first). */
@@ -96,6 +99,8 @@ export async function createApp(o: AppOptions): Promise<App> {
       if (restored > 0) log.info({ realm: realm.id, queues: restored }, 'event queues restored');
     }
     o.startup?.end('queues');
+    const scheduledSends = new ScheduledSends({ db: database.pool, clock, log, realm: (id) => realms.get(id) });
+    await scheduledSends.start();
     const windowMs = config.loginLimits.windowSeconds * 1000;
     const stopQueues = async () => {
       await Promise.all((await realms.loadedRealms()).map((r) => r.queues.shutdown()));
@@ -109,6 +114,7 @@ export async function createApp(o: AppOptions): Promise<App> {
         perUser: config.rateLimits.userPerMinute > 0 ? new TokenBucketLimiter(config.rateLimits.userPerMinute, 60_000, clock) : null,
         perIp: config.rateLimits.ipPerMinute > 0 ? new TokenBucketLimiter(config.rateLimits.ipPerMinute, 60_000, clock) : null,
       },
+      scheduledSends,
       socketTickets: new SocketTickets(clock, config.queues.socketTicketTtlSecs * 1000),
       loginLimits: {
         perUser: new SlidingWindowLimiter(config.loginLimits.perUser, windowMs, clock),
@@ -116,6 +122,7 @@ export async function createApp(o: AppOptions): Promise<App> {
       },
       stopQueues,
       async close() {
+        await scheduledSends.stop();
         // Parked polls are answered and cursors saved before the actors stop.
         await stopQueues();
         await Promise.all((await realms.loadedRealms()).map((r) => r.presence.shutdown()));

@@ -138,6 +138,8 @@ export const errors = {
   navigationViewNotFound: () => new ApiError('NOT_FOUND', 'Navigation view does not exist.', 404),
   draftNotFound: () => new ApiError('BAD_REQUEST', 'Draft does not exist', 404),
   draftsNotSynchronized: () => bad('User has disabled synchronizing drafts.'),
+  scheduledMessageNotFound: () => new ApiError('BAD_REQUEST', 'Scheduled message does not exist', 404),
+  reminderNotFound: () => new ApiError('BAD_REQUEST', 'Reminder does not exist', 404),
 
   // Common lookups
   noSuchUser: () => bad('No such user'),

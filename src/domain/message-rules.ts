@@ -5,6 +5,9 @@ import { errors } from './errors.js';
 export const MAX_MESSAGE_LENGTH = 10_000;
 const TRUNCATION_NOTICE = '\n[message truncated]';
 
+/** The last second Postgres and clients agree on (9999-12-31T23:59:59Z): the latest a stored time may be. */
+export const LAST_TIMESTAMP = 253_402_300_799;
+
 /**
  * Content as stored: trailing whitespace removed, never empty, no NUL, at most
  * MAX_MESSAGE_LENGTH code points (longer content is cut and says so, as the reference does).

@@ -105,6 +105,15 @@ import { addReaction, removeReaction } from './endpoints/reactions.js';
 import { markAllAsRead, markStreamAsRead, markTopicAsRead, updateFlags, updateFlagsForNarrow } from './endpoints/flags.js';
 import { setEditTyping, setTyping } from './endpoints/typing.js';
 import { createDrafts, deleteDraft, editDraft, getDrafts } from './endpoints/drafts.js';
+import {
+  createReminder,
+  createScheduledMessage,
+  deleteReminder,
+  deleteScheduledMessage,
+  editScheduledMessage,
+  getReminders,
+  getScheduledMessages,
+} from './endpoints/scheduled.js';
 import { deleteAttachment, getFile, getFileUrl, getTemporaryFile, listAttachments, uploadFile } from './endpoints/uploads.js';
 import {
   getSubscriptions,
@@ -158,6 +167,10 @@ export const apiRoutes: RouteTable = {
   '/register': { POST: register },
   '/drafts': { GET: getDrafts, POST: createDrafts },
   '/drafts/{draft_id}': { PATCH: editDraft, DELETE: deleteDraft },
+  '/scheduled_messages': { GET: getScheduledMessages, POST: createScheduledMessage },
+  '/scheduled_messages/{scheduled_message_id}': { PATCH: editScheduledMessage, DELETE: deleteScheduledMessage },
+  '/reminders': { GET: getReminders, POST: createReminder },
+  '/reminders/{reminder_id}': { DELETE: deleteReminder },
   '/saved_snippets': { GET: getSnippets, POST: createSnippet },
   '/saved_snippets/{saved_snippet_id}': { PATCH: editSnippet, DELETE: deleteSnippet },
   '/server_settings': { GET: getServerSettings },

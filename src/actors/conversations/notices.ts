@@ -46,7 +46,7 @@ export async function sendAutomated(
   botId: number,
   to: AutomatedTarget,
   content: string,
-  o: { readFor?: number; kind?: number } = {},
+  o: { readFor?: number; kind?: number; idempotencyKey?: string } = {},
 ): Promise<number> {
   const state = realm.state;
   const bot = state.user(botId)!;
@@ -67,6 +67,7 @@ export async function sendAutomated(
     linkifiers: data.linkifiers,
     readFor: o.readFor,
     kind: o.kind,
+    idempotencyKey: o.idempotencyKey,
   });
   return id;
 }

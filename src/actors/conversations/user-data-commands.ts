@@ -2,6 +2,7 @@
 import { addAttachment, removeAttachment } from './attachments.js';
 import { createDrafts, deleteDraft, editDraft } from './drafts.js';
 import { markRead, updateFlags } from './flags.js';
+import { createScheduled, deleteScheduled, deliverScheduled, editScheduled } from './scheduled.js';
 import { setUserTopicPolicy } from './user-topics.js';
 
 export const userDataCommands = {
@@ -13,4 +14,8 @@ export const userDataCommands = {
   'draft.create': createDrafts,
   'draft.edit': editDraft,
   'draft.delete': deleteDraft,
+  'scheduled.create': createScheduled,
+  'scheduled.edit': editScheduled,
+  'scheduled.delete': deleteScheduled,
+  'scheduled.deliver': deliverScheduled,
 };

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { formatDraft } from '../../actors/conversations/drafts.js';
 import { resolveDmRecipients } from '../../actors/conversations/send-rules.js';
 import { errors } from '../../domain/errors.js';
-import { normalizeContent } from '../../domain/message-rules.js';
+import { LAST_TIMESTAMP, normalizeContent } from '../../domain/message-rules.js';
 import { truncateTopic } from '../../domain/topic-names.js';
 import { listDrafts, type DraftData } from '../../store/drafts.js';
 import { userEndpoint, type UserContext } from '../endpoint.js';
@@ -22,9 +22,6 @@ const draftShape = z.object({
   timestamp: z.number().optional(),
 });
 type DraftInput = z.infer<typeof draftShape>;
-
-/** The last second Postgres and clients agree on (9999-12-31T23:59:59Z). */
-const LAST_TIMESTAMP = 253_402_300_799;
 
 /** A draft as stored: its audience checked and normalised, its content as a message's. */
 function checkedDraft(ctx: UserContext, d: DraftInput): DraftData {

@@ -1,7 +1,16 @@
 // The state providers of POST /register, one line per resource.
 import { channelFolderState } from './channel-folders.js';
 import { presenceState } from './presence.js';
-import { alertWordsState, draftsState, mutedUsersState, navigationViewsState, savedSnippetsState, userStatusState } from './personal.js';
+import {
+  alertWordsState,
+  draftsState,
+  mutedUsersState,
+  navigationViewsState,
+  remindersState,
+  savedSnippetsState,
+  scheduledMessagesState,
+  userStatusState,
+} from './personal.js';
 import { profileFieldState } from './profile-fields.js';
 import { realmState } from './realm.js';
 import { linkifierState, realmEmojiState } from './realm-content.js';
@@ -29,6 +38,8 @@ export const stateProviders: readonly StateProvider[] = [
   linkifierState,
   alertWordsState,
   draftsState,
+  scheduledMessagesState,
+  remindersState,
   mutedUsersState,
   userStatusState,
   savedSnippetsState,

@@ -1,9 +1,11 @@
-// A user's own data in POST /register (alert_words, drafts, muted_users, saved_snippets,
-// navigation_views) and the statuses of everyone (user_status).
+// A user's own data in POST /register (alert_words, drafts, scheduled_messages, reminders,
+// muted_users, saved_snippets, navigation_views) and the statuses of everyone (user_status).
 import { formatSnippet } from '../../actors/realm/personal.js';
 import { formatDraft } from '../../actors/conversations/drafts.js';
+import { formatReminder, formatScheduledMessage } from '../../actors/conversations/scheduled.js';
 import { listAlertWords } from '../../store/alert-words.js';
 import { listDrafts } from '../../store/drafts.js';
+import { listPending } from '../../store/scheduled-messages.js';
 import { listViews } from '../../store/navigation-views.js';
 import { listSnippets } from '../../store/saved-snippets.js';
 import { formatStatus } from '../../domain/personal.js';
@@ -29,6 +31,23 @@ export const draftsState: StateProvider = {
     const user = ctx.user!;
     if (!user.settings.enable_drafts_synchronization) return { drafts: [] };
     return { drafts: (await listDrafts(ctx.app.db, user.id, MAX_DRAFTS_IN_REGISTER)).map(formatDraft) };
+  },
+};
+
+/** Unsent scheduled messages, failed ones included, the soonest first. */
+export const scheduledMessagesState: StateProvider = {
+  types: ['scheduled_messages'],
+  spectators: false,
+  async fetch(ctx) {
+    return { scheduled_messages: (await listPending(ctx.app.db, ctx.user!.id, 'message')).map(formatScheduledMessage) };
+  },
+};
+
+export const remindersState: StateProvider = {
+  types: ['reminders'],
+  spectators: false,
+  async fetch(ctx) {
+    return { reminders: (await listPending(ctx.app.db, ctx.user!.id, 'reminder')).map(formatReminder) };
   },
 };
 

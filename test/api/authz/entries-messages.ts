@@ -1,6 +1,7 @@
 // Matrix entries for messages, their flags, reactions, typing, edit history and uploads.
+import { assertSuccess } from '../../helpers/assert.js';
 import { multipart } from '../../helpers/people.js';
-import { API } from './fixture.js';
+import { API, type Fixture } from './fixture.js';
 import { BAD, forChannels, forMessages, messageOf, NOT_FOUND, plain, uploadOf, type Matrix, type Probe } from './entry.js';
 import type { MessageVis } from './model.js';
 
@@ -10,6 +11,25 @@ const page = { anchor: 'newest', num_before: 20, num_after: 0 };
 const content = (vis: MessageVis) => ({ vis, needs: 'content' as const });
 /** Channel-wide operations need what a subscriber has (for protected history: what follows the subscription). */
 const subscriber = (vis: MessageVis) => ({ vis, needs: 'late' as const });
+
+/** A delivery time no probe run reaches. */
+const nextYear = () => Math.floor(Date.now() / 1000) + 365 * 86_400;
+const SCHEDULED_NOT_FOUND = { status: 404, code: 'BAD_REQUEST' };
+const insiderRows = new WeakMap<Fixture, Promise<{ scheduled: number; reminder: number }>>();
+/** A scheduled message and a reminder of the insider's, made once per fixture: nobody else's to change. */
+function insiderScheduled(fx: Fixture): Promise<{ scheduled: number; reminder: number }> {
+  let rows = insiderRows.get(fx);
+  if (!rows) {
+    rows = (async () => {
+      const at = { scheduled_delivery_timestamp: nextYear() };
+      const scheduled = assertSuccess(await fx.insider.post(`${API}/scheduled_messages`, { type: 'direct', to: [fx.insider.id], content: 'later', ...at }));
+      const reminder = assertSuccess(await fx.insider.post(`${API}/reminders`, { message_id: fx.dm.messageId, ...at }));
+      return { scheduled: scheduled.scheduled_message_id as number, reminder: reminder.reminder_id as number };
+    })();
+    insiderRows.set(fx, rows);
+  }
+  return rows;
+}
 
 export const messageEntries: Matrix = {
   'GET /api/v1/messages': {
@@ -154,5 +174,39 @@ export const messageEntries: Matrix = {
   'GET /user_uploads/temporary/{token}/{filename}': {
     // The temporary URL is a capability handed out after the access check; a forged one is refused.
     probes: (fx) => [{ path: `/user_uploads/temporary/forged${fx.realm.id}/zqprotectedfile.txt`, always: NOT_FOUND }],
+  },
+  'GET /api/v1/scheduled_messages': plain('/scheduled_messages'),
+  // Scheduling is checked as sending is.
+  'POST /api/v1/scheduled_messages': {
+    probes: (fx) => [
+      ...forChannels((vis) => ({
+        path: `${API}/scheduled_messages`,
+        params: { type: 'stream', to: String(fx.channels[vis].channelId), topic: 'probe', content: 'probe', scheduled_delivery_timestamp: nextYear() },
+        target: { vis, needs: 'meta' },
+        denial: NO_CHANNEL,
+      })),
+      { path: `${API}/scheduled_messages`, params: { type: 'direct', to: [fx.hermit.id], content: 'probe', scheduled_delivery_timestamp: nextYear() }, target: { vis: 'hiddenUser', needs: 'meta' }, denial: BAD },
+    ],
+  },
+  'PATCH /api/v1/scheduled_messages/{scheduled_message_id}': {
+    probes: async (fx) => [{ path: `${API}/scheduled_messages/${(await insiderScheduled(fx)).scheduled}`, params: { content: 'taken' }, always: SCHEDULED_NOT_FOUND }],
+  },
+  'DELETE /api/v1/scheduled_messages/{scheduled_message_id}': {
+    probes: async (fx) => [{ path: `${API}/scheduled_messages/${(await insiderScheduled(fx)).scheduled}`, always: SCHEDULED_NOT_FOUND }],
+  },
+  'GET /api/v1/reminders': plain('/reminders'),
+  // A reminder quotes its message: only for a message the caller may read.
+  'POST /api/v1/reminders': {
+    probes: (fx) =>
+      forMessages((vis) => ({
+        path: `${API}/reminders`,
+        params: { message_id: messageOf(fx, vis), scheduled_delivery_timestamp: nextYear() },
+        target: content(vis),
+        denial: BAD,
+        grant: true,
+      })),
+  },
+  'DELETE /api/v1/reminders/{reminder_id}': {
+    probes: async (fx) => [{ path: `${API}/reminders/${(await insiderScheduled(fx)).reminder}`, always: SCHEDULED_NOT_FOUND }],
   },
 };

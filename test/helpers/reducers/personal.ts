@@ -1,5 +1,5 @@
-// Reducers for a user's own data (alert words, drafts, muted users, saved snippets, navigation
-// views) and statuses.
+// Reducers for a user's own data (alert words, drafts, scheduled messages, reminders, muted
+// users, saved snippets, navigation views) and statuses.
 import type { Reducer } from './types.js';
 
 const alertWords: Reducer = (state, e) => {
@@ -14,6 +14,28 @@ const drafts: Reducer = (state, e) => {
   else list.splice(list.findIndex((d) => d.id === e.draft_id), 1);
   // Listed by last edit.
   list.sort((a, b) => a.timestamp - b.timestamp || a.id - b.id);
+};
+
+type Pending = { scheduled_delivery_timestamp: number };
+/** Unsent scheduled messages and reminders are listed by delivery time, then id. */
+const byDelivery = <T extends Pending>(list: T[], id: (x: T) => number) =>
+  list.sort((a, b) => a.scheduled_delivery_timestamp - b.scheduled_delivery_timestamp || id(a) - id(b));
+
+const scheduledMessages: Reducer = (state, e) => {
+  const list: Array<Pending & { scheduled_message_id: number }> | undefined = state.scheduled_messages;
+  if (!list) return;
+  if (e.op === 'add') list.push(...e.scheduled_messages);
+  else if (e.op === 'update') list[list.findIndex((m) => m.scheduled_message_id === e.scheduled_message.scheduled_message_id)] = e.scheduled_message;
+  else list.splice(list.findIndex((m) => m.scheduled_message_id === e.scheduled_message_id), 1);
+  byDelivery(list, (m) => m.scheduled_message_id);
+};
+
+const reminders: Reducer = (state, e) => {
+  const list: Array<Pending & { reminder_id: number }> | undefined = state.reminders;
+  if (!list) return;
+  if (e.op === 'add') list.push(...e.reminders);
+  else list.splice(list.findIndex((r) => r.reminder_id === e.reminder_id), 1);
+  byDelivery(list, (r) => r.reminder_id);
 };
 
 const mutedUsers: Reducer = (state, e) => {
@@ -62,6 +84,8 @@ const navigationView: Reducer = (state, e) => {
 export const personalReducers: Record<string, Reducer> = {
   alert_words: alertWords,
   drafts,
+  scheduled_messages: scheduledMessages,
+  reminders,
   muted_users: mutedUsers,
   user_status: userStatus,
   saved_snippets: savedSnippets,
