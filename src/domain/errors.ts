@@ -172,6 +172,8 @@ export const errors = {
     new ApiError('STREAM_DOES_NOT_EXIST', `Channel with ID '${id}' does not exist`, 400, { stream_id: id }),
   channelsDoNotExist: (names: readonly string[]) => bad(`Channel(s) (${names.join(', ')}) do not exist`),
   channelExists: (name: string) => new ApiError('CHANNEL_ALREADY_EXISTS', `Channel '${name}' already exists`, 400),
+  /** POST /channels/create: the name is a conflict with the channel that has it. */
+  channelAlreadyExists: (name: string) => new ApiError('CHANNEL_ALREADY_EXISTS', `Channel '${name}' already exists`, 409),
   cannotAdministerChannel: () =>
     new ApiError('CANNOT_ADMINISTER_CHANNEL', 'You do not have permission to administer this channel.', 400),
   notSubscribed: (channelId: number) => bad(`Not subscribed to channel ID ${channelId}`),

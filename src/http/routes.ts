@@ -116,6 +116,7 @@ import {
 } from './endpoints/scheduled.js';
 import { deleteAttachment, getFile, getFileUrl, getTemporaryFile, listAttachments, uploadFile } from './endpoints/uploads.js';
 import {
+  createChannel,
   getSubscriptions,
   getSubscriptionStatus,
   getUserChannels,
@@ -195,6 +196,7 @@ export const apiRoutes: RouteTable = {
   '/user_uploads': { POST: uploadFile },
   '/user_uploads/{realm_id}/{bucket}/{token}/{filename}': { GET: getFileUrl },
   '/streams': { GET: getStreams },
+  '/channels/create': { POST: createChannel },
   '/streams/{stream_id}': { GET: getStream, PATCH: updateStream, DELETE: archiveStream },
   '/streams/{stream_id}/members': { GET: getSubscribers },
   '/streams/{stream_id}/delete_topic': { POST: deleteTopic },

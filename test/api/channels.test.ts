@@ -85,6 +85,40 @@ create('who may create which channel', async () => {
   );
 });
 
+create('POST /channels/create makes one channel, subscribes whom it lists, and refuses a taken name', async () => {
+  const { member, moderator, owner } = cast;
+  let id = 0;
+  const events = await expectConsistent(moderator, async () => {
+    id = assertSuccess(
+      await member.post('/api/v1/channels/create', { name: ' Garden ', description: 'Plants *only*', subscribers: JSON.stringify([member.id, moderator.id]) }),
+    ).id as number;
+  }, { types: CHANNEL_TYPES });
+  assert.equal(events.map((e) => `${e.type}:${e.op}`), ['stream:create', 'subscription:add']);
+  const c = realm.handle.state.channels.get(id)!;
+  assert.equal([c.name, c.description, c.invite_only], ['Garden', 'Plants *only*', false]);
+  assert.equal([...realm.handle.state.channels.subscribers(id)].sort((a, b) => a - b), [member.id, moderator.id].sort((a, b) => a - b));
+  const taken = await owner.post('/api/v1/channels/create', { name: 'garden', subscribers: '[]' });
+  assertError(taken, "Channel 'garden' already exists", 409, 'CHANNEL_ALREADY_EXISTS');
+  // No subscribers at all, and the options of a subscription's creation (here: private).
+  const quiet = assertSuccess(await owner.post('/api/v1/channels/create', { name: 'Nobody Home', subscribers: '[]', invite_only: true })).id as number;
+  assert.equal([...realm.handle.state.channels.subscribers(quiet)], []);
+  assert.is(realm.handle.state.channels.get(quiet)!.invite_only, true);
+  assertError(await member.post('/api/v1/channels/create', { name: 'ghosts', subscribers: '[999999]' }), "User not authorized to execute queries on behalf of '999999'", 403, 'UNAUTHORIZED_PRINCIPAL');
+  assert.not.ok(realm.handle.state.channels.byName('ghosts'), 'nothing made');
+  const missing = await member.post('/api/v1/channels/create', { name: 'no list' });
+  assert.is(missing.status, 400);
+  assert.match(missing.json.msg as string, /subscribers/);
+  assertError(await member.post('/api/v1/channels/create', { name: '  ', subscribers: '[]' }), "Channel name can't be empty.");
+});
+
+create('who may create a channel through POST /channels/create', async () => {
+  for (const role of ROLE_NAMES) {
+    const r = await cast[role].post('/api/v1/channels/create', { name: `made-by-${role}`, subscribers: JSON.stringify([cast[role].id]) });
+    if (role === 'guest') assertError(r, 'Insufficient permission');
+    else assert.ok(realm.handle.state.channels.get(assertSuccess(r).id as number)!.name === `made-by-${role}`, role);
+  }
+});
+
 create('names are checked', async () => {
   const { member } = cast;
   const post = (name: string) => member.post('/api/v1/users/me/subscriptions', { subscriptions: [{ name }] });

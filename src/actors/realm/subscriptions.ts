@@ -150,6 +150,29 @@ async function subscribe(ctx: RealmContext, input: SubscribeInput): Promise<Subs
   return result;
 }
 
+/**
+ * POST /channels/create: one new channel, created with these subscribers (none, its creator,
+ * others) as subscribing to a missing channel would. A name already taken is refused.
+ */
+async function createChannel(
+  ctx: RealmContext,
+  input: Omit<SubscribeInput, 'channels' | 'principals' | 'authorizationErrorsFatal'> & {
+    readonly name: string;
+    readonly description: string;
+    readonly subscribers: readonly number[];
+  },
+): Promise<{ id: number }> {
+  const name = checkChannelName(input.name);
+  if (ctx.state.channels.byName(name)) throw errors.channelAlreadyExists(name);
+  await subscribe(ctx, {
+    ...input,
+    channels: [{ name, description: input.description }],
+    principals: input.subscribers,
+    authorizationErrorsFatal: true,
+  });
+  return { id: ctx.state.channels.byName(name)!.id };
+}
+
 async function subscriptionRowsFor(
   tx: Parameters<typeof store.subscriptionsFor>[0],
   added: ReadonlyMap<number, readonly number[]>,
@@ -286,6 +309,7 @@ async function setProperties(ctx: RealmContext, input: { userId: number; changes
 
 export const subscriptionCommands = {
   'subscription.subscribe': subscribe,
+  'channel.create': createChannel,
   'subscription.unsubscribe': unsubscribe,
   'subscription.setProperties': setProperties,
 };

@@ -1,8 +1,10 @@
 // Subscriptions: GET/POST/DELETE /users/me/subscriptions (subscribing creates missing channels),
+// POST /channels/create (one new channel and its first subscribers),
 // PATCH /users/me/subscriptions/{stream_id} (one setting, endpoint 12),
 // POST /users/me/subscriptions/properties (several), and another user's subscriptions as the
 // caller may see them (GET /users/{user_id}/subscriptions/{stream_id}, GET /users/{user_id}/channels).
 import { z } from 'zod';
+import type { NewChannelOptions } from '../../actors/realm/channels.js';
 import type { GroupSettingInput } from '../../actors/realm/group-settings.js';
 import { canSeeChannel } from '../../actors/realm/channel-view.js';
 import type { RealmState } from '../../actors/realm/state.js';
@@ -38,10 +40,8 @@ export const getSubscriptions = userEndpoint(
   },
 );
 
-const subscribeShape = {
-  subscriptions: p.json(z.array(z.object({ name: z.string(), description: z.string().optional() }))),
-  principals: principalsParam().optional(),
-  authorization_errors_fatal: p.bool().default('true'),
+/** The options of channels created by a request (subscribing to missing channels, POST /channels/create). */
+const creationShape = {
   announce: p.bool().default('false'),
   invite_only: p.bool().default('false'),
   is_web_public: p.bool().default('false'),
@@ -56,32 +56,61 @@ const subscribeShape = {
     z.ZodOptional<ReturnType<typeof p.json<ReturnType<() => typeof j.groupSetting>>>>
   >),
 };
+type CreationParams = z.output<z.ZodObject<typeof creationShape>>;
 
-export const subscribe = userEndpoint(z.object(subscribeShape), async (ctx, q) => {
-  const state = ctx.realm.state;
+function creationOptions(q: CreationParams): NewChannelOptions {
   const groupSettings: Partial<Record<ChannelGroupSetting, GroupSettingInput>> = {};
   for (const s of CHANNEL_GROUP_SETTINGS) if (q[s] !== undefined) groupSettings[s] = q[s];
   const inviteOnly = q.invite_only;
+  return {
+    kind: {
+      inviteOnly,
+      isWebPublic: q.is_web_public,
+      historyPublic: inviteOnly ? (q.history_public_to_subscribers ?? false) : true,
+      isDefault: q.is_default_stream,
+      messageRetentionDays: q.message_retention_days,
+    },
+    topicsPolicy: q.topics_policy,
+    folderId: q.folder_id ?? null,
+    groupSettings,
+  };
+}
+
+const subscribeShape = {
+  subscriptions: p.json(z.array(z.object({ name: z.string(), description: z.string().optional() }))),
+  principals: principalsParam().optional(),
+  authorization_errors_fatal: p.bool().default('true'),
+  ...creationShape,
+};
+
+export const subscribe = userEndpoint(z.object(subscribeShape), async (ctx, q) => {
   const result = await ctx.realm.ask('subscription.subscribe', {
     actorId: ctx.user.id,
     channels: q.subscriptions,
-    principals: q.principals === undefined ? null : resolvePrincipals(state, q.principals),
+    principals: q.principals === undefined ? null : resolvePrincipals(ctx.realm.state, q.principals),
     authorizationErrorsFatal: q.authorization_errors_fatal,
-    creation: {
-      kind: {
-        inviteOnly,
-        isWebPublic: q.is_web_public,
-        historyPublic: inviteOnly ? (q.history_public_to_subscribers ?? false) : true,
-        isDefault: q.is_default_stream,
-        messageRetentionDays: q.message_retention_days,
-      },
-      topicsPolicy: q.topics_policy,
-      folderId: q.folder_id ?? null,
-      groupSettings,
-    },
+    creation: creationOptions(q),
   });
   return { ...result };
 });
+
+const createChannelShape = {
+  name: p.string(),
+  description: p.string().default(''),
+  subscribers: p.json(z.array(j.int())),
+  ...creationShape,
+};
+
+/** POST /channels/create: a new channel (a taken name is a 409), subscribing the users listed. */
+export const createChannel = userEndpoint(z.object(createChannelShape), async (ctx, q) =>
+  ctx.realm.ask('channel.create', {
+    actorId: ctx.user.id,
+    name: q.name,
+    description: q.description,
+    subscribers: resolvePrincipals(ctx.realm.state, q.subscribers),
+    creation: creationOptions(q),
+  }),
+);
 
 export const unsubscribe = userEndpoint(
   z.object({ subscriptions: p.json(z.array(z.string())), principals: principalsParam().optional() }),

@@ -129,6 +129,13 @@ export const channelEntries: Matrix = {
     ],
     after: (fx) => resetSubscriptions(fx),
   },
+  // Every name is taken for everyone, whether or not the caller may see the channel that has it.
+  'POST /api/v1/channels/create': {
+    probes: (fx, c) =>
+      c === 'otherOrgHome'
+        ? []
+        : forChannels((vis) => ({ path: `${API}/channels/create`, params: { name: fx.channels[vis].channelName, subscribers: [] }, always: { status: 409, code: 'CHANNEL_ALREADY_EXISTS' } })),
+  },
   'DELETE /api/v1/users/me/subscriptions': {
     probes: (fx) => forChannels((vis) => ({ path: `${API}/users/me/subscriptions`, params: { subscriptions: [fx.channels[vis].channelName] }, target: meta(vis), denial: 'either' })),
     after: (fx) => resetSubscriptions(fx),
