@@ -124,6 +124,7 @@ import {
   unsubscribe,
   updateSubscription,
   updateSubscriptionProperties,
+  updateSubscriptions,
 } from './endpoints/subscriptions.js';
 
 let openApiDocument: string | null = null;
@@ -200,7 +201,7 @@ export const apiRoutes: RouteTable = {
   '/streams/{stream_id}': { GET: getStream, PATCH: updateStream, DELETE: archiveStream },
   '/streams/{stream_id}/members': { GET: getSubscribers },
   '/streams/{stream_id}/delete_topic': { POST: deleteTopic },
-  '/users/me/subscriptions': { GET: getSubscriptions, POST: subscribe, DELETE: unsubscribe },
+  '/users/me/subscriptions': { GET: getSubscriptions, POST: subscribe, PATCH: updateSubscriptions, DELETE: unsubscribe },
   '/users/me/subscriptions/properties': { POST: updateSubscriptionProperties },
   '/users/me/subscriptions/{stream_id}': { PATCH: updateSubscription },
   '/users/me/subscriptions/muted_topics': { PATCH: muteTopic },

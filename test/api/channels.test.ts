@@ -119,6 +119,48 @@ create('who may create a channel through POST /channels/create', async () => {
   }
 });
 
+create('PATCH /users/me/subscriptions subscribes and unsubscribes the caller at once, or changes nothing', async () => {
+  const { member, owner } = cast;
+  await createChannel(owner, 'patch-stay', { others: [member] });
+  await createChannel(owner, 'patch-leave', { others: [member] });
+  await createChannel(owner, 'patch-join');
+  await createChannel(owner, 'patch-secret', { invite_only: true });
+  const subscribed = (name: string) => realm.handle.state.channels.isSubscribed(member.id, realm.handle.state.channels.byName(name)!.id);
+  let r: Record<string, unknown> = {};
+  await expectConsistent(member, async () => {
+    r = assertSuccess(
+      await member.patch('/api/v1/users/me/subscriptions', {
+        add: JSON.stringify([{ name: 'patch-join', color: '#a1b2c3' }, { name: 'patch-stay' }, { name: 'Patch New', description: 'made *here*' }]),
+        delete: JSON.stringify(['patch-leave', 'patch-secret']),
+      }),
+    );
+  }, { types: CHANNEL_TYPES });
+  const me = String(member.id);
+  assert.equal(r.subscribed, { [me]: ['Patch New', 'patch-join'] });
+  assert.equal(r.already_subscribed, { [me]: ['patch-stay'] });
+  assert.equal([r.removed, r.not_removed], [['patch-leave'], ['patch-secret']]);
+  assert.ok(subscribed('patch-join') && subscribed('Patch New') && !subscribed('patch-leave'));
+  assert.is(realm.handle.state.channels.byName('Patch New')!.description, 'made *here*');
+  const subs = assertSuccess(await member.get('/api/v1/users/me/subscriptions')).subscriptions as Array<{ name: string; color: string }>;
+  assert.is(subs.find((x) => x.name === 'patch-join')!.color, '#a1b2c3', 'the colour asked for');
+
+  // A refusal of either half changes nothing.
+  const attempt = (add: object[], del: string[]) => member.patch('/api/v1/users/me/subscriptions', { add: JSON.stringify(add), delete: JSON.stringify(del) });
+  assertError(await attempt([{ name: 'patch-secret' }], ['patch-stay']), 'Unable to access channel (patch-secret).');
+  assertError(await attempt([{ name: 'patch-other-new' }], ['patch-stay', 'no such channel']), 'Channel(s) (no such channel) do not exist');
+  assertError(await attempt([{ name: 'patch-leave', color: 'red' }], ['patch-stay']), 'color is not a valid hex color code');
+  assert.ok(subscribed('patch-stay'), 'still subscribed where the delete was refused with the add');
+  assert.not.ok(subscribed('patch-leave'));
+  assert.not.ok(realm.handle.state.channels.byName('patch-other-new'), 'nothing created');
+  // A channel being added may be left in the same request (added, then left).
+  const both = assertSuccess(await attempt([{ name: 'patch-twice' }], ['patch-twice']));
+  assert.equal([both.subscribed, both.removed], [{ [me]: ['patch-twice'] }, ['patch-twice']]);
+  assertError(await member.patch('/api/v1/users/me/subscriptions', {}), 'Nothing to do. Specify at least one of "add" or "delete".');
+  assertError(await attempt([], []), 'Nothing to do. Specify at least one of "add" or "delete".');
+  // Guests create no channels here either.
+  assertError(await cast.guest.patch('/api/v1/users/me/subscriptions', { add: JSON.stringify([{ name: 'patch-by-guest' }]) }), 'Insufficient permission');
+});
+
 create('names are checked', async () => {
   const { member } = cast;
   const post = (name: string) => member.post('/api/v1/users/me/subscriptions', { subscriptions: [{ name }] });

@@ -1,8 +1,8 @@
-// Realm commands for subscriptions: subscribe (creating missing channels), unsubscribe, and a
-// user's settings for their subscriptions. Run inside the realm actor; subscriber sets are
-// realm state (peersOf, fan-out audiences), so they change here and nowhere else. As in
-// channels.ts, the cached state is updated at the end of the write and the events are built
-// from it.
+// Realm commands for subscriptions: subscribe (creating missing channels), unsubscribe, both at
+// once for oneself, creating one channel, and a user's settings for their subscriptions. Run
+// inside the realm actor; subscriber sets are realm state (peersOf, fan-out audiences), so they
+// change here and nowhere else. As in channels.ts, the cached state is updated at the end of the
+// write and the events are built from it.
 import { pickColor, isHexColor } from '../../domain/channel-colors.js';
 import { checkChannelDescription, checkChannelName } from '../../domain/channels.js';
 import { errors } from '../../domain/errors.js';
@@ -20,7 +20,8 @@ import type { RealmState, UserRecord } from './state.js';
 
 export interface SubscribeInput {
   readonly actorId: number;
-  readonly channels: ReadonlyArray<{ readonly name: string; readonly description?: string | undefined }>;
+  /** By name; `color` is the new subscriptions' colour (else one picked), `description` a created channel's. */
+  readonly channels: ReadonlyArray<{ readonly name: string; readonly description?: string | undefined; readonly color?: string | undefined }>;
   /** Users to subscribe (validated active users); null = the actor. */
   readonly principals: readonly number[] | null;
   readonly authorizationErrorsFatal: boolean;
@@ -54,11 +55,12 @@ async function subscribe(ctx: RealmContext, input: SubscribeInput): Promise<Subs
   const others = principals.some((id) => id !== actor.id);
 
   // Requested names, deduplicated case-insensitively; existing channels and the ones to create.
-  const requested = new Map<string, { name: string; description: string }>();
+  const requested = new Map<string, { name: string; description: string; color: string | undefined }>();
   for (const c of input.channels) {
     const name = checkChannelName(c.name);
+    if (c.color !== undefined && !isHexColor(c.color)) throw errors.badRequest('color is not a valid hex color code');
     if (!requested.has(name.toLowerCase())) {
-      requested.set(name.toLowerCase(), { name, description: checkChannelDescription(c.description ?? '') });
+      requested.set(name.toLowerCase(), { name, description: checkChannelDescription(c.description ?? ''), color: c.color });
     }
   }
   const existing: ChannelRecord[] = [];
@@ -97,12 +99,13 @@ async function subscribe(ctx: RealmContext, input: SubscribeInput): Promise<Subs
       const current = state.channels.subscribers(c.id);
       const fresh = principals.filter((u) => !current.has(u));
       for (const u of principals) if (current.has(u)) push(result.already_subscribed, u, c.name);
+      const asked = requested.get(c.name.toLowerCase())?.color;
       const activated = await store.activateSubscriptions(
         tx,
         c.id,
         fresh.map((userId) => {
           const mine = used.get(userId) ?? new Set<string>();
-          const color = pickColor(mine);
+          const color = asked ?? pickColor(mine);
           mine.add(color);
           used.set(userId, mine);
           return { userId, color };
@@ -171,6 +174,35 @@ async function createChannel(
     authorizationErrorsFatal: true,
   });
   return { id: ctx.state.channels.byName(name)!.id };
+}
+
+/** The options of channels that PATCH /users/me/subscriptions creates: public ones, as by default. */
+const DEFAULT_CREATION: NewChannelOptions = {
+  kind: { inviteOnly: false, isWebPublic: false, historyPublic: true, isDefault: false, messageRetentionDays: undefined },
+  topicsPolicy: undefined,
+  folderId: null,
+  groupSettings: {},
+};
+
+/**
+ * PATCH /users/me/subscriptions: the actor subscribes to `add` (creating missing channels) and
+ * leaves `delete`, in one turn of the realm actor. Every refusal comes before the first write:
+ * the names to leave are checked first (a channel being added counts as existing), then the
+ * subscription checks and writes, then the unsubscription, which has nothing left to refuse.
+ */
+async function updateOwnSubscriptions(
+  ctx: RealmContext,
+  input: { readonly actorId: number; readonly add: SubscribeInput['channels']; readonly delete: readonly string[] },
+): Promise<SubscribeResult & { removed: string[]; not_removed: string[] }> {
+  const adding = new Set(input.add.map((c) => c.name.trim().toLowerCase()));
+  const missing = input.delete.map((n) => n.trim()).filter((n) => !ctx.state.channels.byName(n) && !adding.has(n.toLowerCase()));
+  if (missing.length > 0) throw errors.channelsDoNotExist(missing);
+  const added =
+    input.add.length > 0
+      ? await subscribe(ctx, { actorId: input.actorId, channels: input.add, principals: null, authorizationErrorsFatal: true, creation: DEFAULT_CREATION })
+      : { subscribed: {}, already_subscribed: {} };
+  const removed = input.delete.length > 0 ? await unsubscribe(ctx, { actorId: input.actorId, names: input.delete, principals: null }) : { removed: [], not_removed: [] };
+  return { ...added, ...removed };
 }
 
 async function subscriptionRowsFor(
@@ -311,5 +343,6 @@ export const subscriptionCommands = {
   'subscription.subscribe': subscribe,
   'channel.create': createChannel,
   'subscription.unsubscribe': unsubscribe,
+  'subscription.updateOwn': updateOwnSubscriptions,
   'subscription.setProperties': setProperties,
 };

@@ -1,4 +1,5 @@
-// Subscriptions: GET/POST/DELETE /users/me/subscriptions (subscribing creates missing channels),
+// Subscriptions: GET/POST/PATCH/DELETE /users/me/subscriptions (subscribing creates missing
+// channels; PATCH subscribes and unsubscribes the caller at once),
 // POST /channels/create (one new channel and its first subscribers),
 // PATCH /users/me/subscriptions/{stream_id} (one setting, endpoint 12),
 // POST /users/me/subscriptions/properties (several), and another user's subscriptions as the
@@ -76,8 +77,11 @@ function creationOptions(q: CreationParams): NewChannelOptions {
   };
 }
 
+/** Channels to subscribe to, by name: a created one's description, the subscription's colour. */
+const channelSpecs = () => p.json(z.array(z.object({ name: z.string(), description: z.string().optional(), color: z.string().optional() })));
+
 const subscribeShape = {
-  subscriptions: p.json(z.array(z.object({ name: z.string(), description: z.string().optional() }))),
+  subscriptions: channelSpecs(),
   principals: principalsParam().optional(),
   authorization_errors_fatal: p.bool().default('true'),
   ...creationShape,
@@ -121,6 +125,17 @@ export const unsubscribe = userEndpoint(
       principals: q.principals === undefined ? null : resolvePrincipals(ctx.realm.state, q.principals),
     })),
   }),
+);
+
+/** PATCH /users/me/subscriptions: subscribe to some channels and leave others, all or nothing. */
+export const updateSubscriptions = userEndpoint(
+  z.object({ add: channelSpecs().optional(), delete: p.json(z.array(z.string())).optional() }),
+  async (ctx, q) => {
+    const add = q.add ?? [];
+    const del = q.delete ?? [];
+    if (add.length === 0 && del.length === 0) throw errors.badRequest('Nothing to do. Specify at least one of "add" or "delete".');
+    return { ...(await ctx.realm.ask('subscription.updateOwn', { actorId: ctx.user.id, add, delete: del })) };
+  },
 );
 
 /** `value` of endpoint 12 arrives as text: booleans as "true"/"false", colours as they are. */

@@ -136,6 +136,13 @@ export const channelEntries: Matrix = {
         ? []
         : forChannels((vis) => ({ path: `${API}/channels/create`, params: { name: fx.channels[vis].channelName, subscribers: [] }, always: { status: 409, code: 'CHANNEL_ALREADY_EXISTS' } })),
   },
+  'PATCH /api/v1/users/me/subscriptions': {
+    probes: (fx, c) => c === 'otherOrgHome' ? [] : [
+      ...forChannels((vis) => ({ path: `${API}/users/me/subscriptions`, params: { add: [{ name: fx.channels[vis].channelName }] }, target: meta(vis), denial: BAD })),
+      ...forChannels((vis) => ({ path: `${API}/users/me/subscriptions`, params: { delete: [fx.channels[vis].channelName] }, target: meta(vis), denial: 'either' })),
+    ],
+    after: (fx) => resetSubscriptions(fx),
+  },
   'DELETE /api/v1/users/me/subscriptions': {
     probes: (fx) => forChannels((vis) => ({ path: `${API}/users/me/subscriptions`, params: { subscriptions: [fx.channels[vis].channelName] }, target: meta(vis), denial: 'either' })),
     after: (fx) => resetSubscriptions(fx),
