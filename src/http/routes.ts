@@ -105,6 +105,7 @@ import { addReaction, removeReaction } from './endpoints/reactions.js';
 import { markAllAsRead, markStreamAsRead, markTopicAsRead, updateFlags, updateFlagsForNarrow } from './endpoints/flags.js';
 import { setEditTyping, setTyping } from './endpoints/typing.js';
 import { createDrafts, deleteDraft, editDraft, getDrafts } from './endpoints/drafts.js';
+import { reportMessage } from './endpoints/reports.js';
 import {
   createReminder,
   createScheduledMessage,
@@ -184,6 +185,7 @@ export const apiRoutes: RouteTable = {
   '/messages/{message_id}': { GET: getMessage, PATCH: updateMessage, DELETE: deleteMessage },
   '/messages/{message_id}/history': { GET: getMessageHistory },
   '/messages/{message_id}/read_receipts': { GET: getReadReceipts },
+  '/messages/{message_id}/report': { POST: reportMessage },
   '/messages/{message_id}/reactions': { POST: addReaction, DELETE: removeReaction },
   '/messages/{message_id}/typing': { POST: setEditTyping },
   '/messages/flags': { POST: updateFlags },

@@ -14,8 +14,21 @@ import type { RealmState, UserRecord } from '../realm/state.js';
 export const NoticeKind = { resolve: 1 } as const;
 export const RESOLVE_UNDO_GRACE_MS = 60_000;
 
-const silentMention = (u: UserRecord) => `@_**${u.full_name}|${u.id}**`;
+export const silentMention = (u: UserRecord) => `@_**${u.full_name}|${u.id}**`;
 const topicLink = (channel: string, topic: string) => `#**${channel}>${topic}**`;
+
+/** A link to a stored message: in its topic for a channel message, by id for a direct one. */
+export function messageLink(state: RealmState, m: { readonly id: number; readonly channel_id: number | null; readonly topic: string | null }): string {
+  const c = m.channel_id !== null ? state.channels.get(m.channel_id) : undefined;
+  return c ? messageNarrowUrl(c.id, c.name, m.topic ?? '', m.id) : `/#narrow/id/${m.id}`;
+}
+
+/** The text as a Markdown quote block, fenced longer than any run of backticks in it. */
+export function quoteBlock(text: string): string {
+  const longest = Math.max(0, ...(text.match(/`+/g) ?? []).map((run) => run.length));
+  const fence = '`'.repeat(Math.max(3, longest + 1));
+  return `${fence}quote\n${text}\n${fence}`;
+}
 
 export async function sendNotice(
   realm: RealmHandle,

@@ -6,12 +6,12 @@
 import { z } from 'zod';
 import { prepareSend, renderAs, type MessageTarget } from '../../actors/conversations/compose.js';
 import { accessibleMessage } from '../../actors/conversations/message-view.js';
+import { messageLink, quoteBlock, silentMention } from '../../actors/conversations/notices.js';
 import { formatReminder, formatScheduledMessage } from '../../actors/conversations/scheduled.js';
 import { clientName, defaultReadBySender, parseChannelTo, parseDmTo } from '../../actors/conversations/send-rules.js';
 import { renderData } from '../../actors/realm/markdown-context.js';
 import { errors } from '../../domain/errors.js';
 import { LAST_TIMESTAMP, normalizeContent } from '../../domain/message-rules.js';
-import { messageNarrowUrl } from '../../domain/narrow-url.js';
 import { getPending, listPending, type ScheduledData, type ScheduledRow } from '../../store/scheduled-messages.js';
 import { userEndpoint, type UserContext } from '../endpoint.js';
 import { p } from '../params.js';
@@ -129,12 +129,6 @@ export const getReminders = userEndpoint(z.object({}), async (ctx) => ({
   reminders: (await listPending(ctx.app.db, ctx.user.id, 'reminder')).map(formatReminder),
 }));
 
-/** A code fence longer than any run of backticks in the text. */
-function fenceFor(text: string): string {
-  const longest = Math.max(0, ...(text.match(/`+/g) ?? []).map((run) => run.length));
-  return '`'.repeat(Math.max(3, longest + 1));
-}
-
 const reminderParams = z.object({
   message_id: p.int(),
   scheduled_delivery_timestamp: p.int(),
@@ -146,11 +140,8 @@ export const createReminder = userEndpoint(reminderParams, async (ctx, q) => {
   const { row: message } = await accessibleMessage(realm, user, q.message_id);
   const deliverAtMs = deliveryTime(ctx, q.scheduled_delivery_timestamp);
   const sender = realm.state.user(message.sender_id);
-  const channel = message.channel_id !== null ? realm.state.channels.get(message.channel_id) : undefined;
-  const link = channel ? messageNarrowUrl(channel.id, channel.name, message.topic ?? '', message.id) : `/#narrow/id/${message.id}`;
-  const who = sender ? `@_**${sender.full_name}|${sender.id}**` : 'someone';
-  const fence = fenceFor(message.content);
-  let content = `You asked to be reminded of [a message](${link}) ${who} sent:\n${fence}quote\n${message.content}\n${fence}`;
+  const who = sender ? silentMention(sender) : 'someone';
+  let content = `You asked to be reminded of [a message](${messageLink(realm.state, message)}) ${who} sent:\n${quoteBlock(message.content)}`;
   const note = q.note?.trim();
   if (note) content += `\n\nYour note: ${note}`;
   const rendered = renderAs(realm, user, renderData(realm.state), content).html;

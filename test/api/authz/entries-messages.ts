@@ -12,6 +12,19 @@ const content = (vis: MessageVis) => ({ vis, needs: 'content' as const });
 /** Channel-wide operations need what a subscriber has (for protected history: what follows the subscription). */
 const subscriber = (vis: MessageVis) => ({ vis, needs: 'late' as const });
 
+const moderationChannels = new WeakMap<Fixture, Promise<number>>();
+/** A moderation request channel only the insider reads: what a report quotes reaches no caller. */
+function moderationChannel(fx: Fixture): Promise<number> {
+  let id = moderationChannels.get(fx);
+  if (!id) {
+    id = fx.insider
+      .post(`${API}/users/me/subscriptions`, { subscriptions: [{ name: 'moderation requests' }], invite_only: true })
+      .then((r) => (assertSuccess(r), fx.realm.handle.state.channels.byName('moderation requests')!.id));
+    moderationChannels.set(fx, id);
+  }
+  return id;
+}
+
 /** A delivery time no probe run reaches. */
 const nextYear = () => Math.floor(Date.now() / 1000) + 365 * 86_400;
 const SCHEDULED_NOT_FOUND = { status: 404, code: 'BAD_REQUEST' };
@@ -107,6 +120,13 @@ export const messageEntries: Matrix = {
       return forMessages((vis) => ({ path: `${API}/messages/${messageOf(fx, vis)}/read_receipts`, target: content(vis), denial: BAD, grant: true }));
     },
     after: (fx) => fx.realm.updateSettings({ enable_read_receipts: false }),
+  },
+  'POST /api/v1/messages/{message_id}/report': {
+    probes: async (fx) => {
+      await fx.realm.updateSettings({ moderation_request_channel_id: await moderationChannel(fx) });
+      return forMessages((vis) => ({ path: `${API}/messages/${messageOf(fx, vis)}/report`, params: { report_type: 'spam' }, target: content(vis), denial: BAD, grant: true }));
+    },
+    after: (fx) => fx.realm.updateSettings({ moderation_request_channel_id: -1 }),
   },
   'POST /api/v1/messages/{message_id}/reactions': {
     probes: (fx) => forMessages((vis) => ({ path: `${API}/messages/${messageOf(fx, vis)}/reactions`, params: { emoji_name: 'tada' }, target: content(vis), denial: BAD })),
