@@ -159,6 +159,12 @@ export const errors = {
   // Push notifications
   pushServiceNotConfigured: () =>
     new ApiError('PUSH_SERVICE_NOT_CONFIGURED', 'Server is not configured to use push notification service.', 400),
+  pushDeviceNotRecognized: () => new ApiError('INVALID_PUSH_DEVICE_TOKEN', 'Device not recognized', 400),
+  noActivePushDevice: () => new ApiError('NO_ACTIVE_PUSH_DEVICE', 'No active registered push device', 400),
+  pushServiceUnreachable: () => new ApiError('FAILED_TO_CONNECT_BOUNCER', 'Network error while connecting to the push notification service.', 502),
+  pushServiceFailed: () => new ApiError('INTERNAL_SERVER_ERROR_ON_BOUNCER', 'Internal server error on the push notification service, retry later.', 502),
+  pushServiceRefused: () =>
+    new ApiError('ADMIN_ACTION_REQUIRED', 'Push notification configuration issue on server, contact the server administrator or retry later.', 403),
   invalidTokenLength: () => bad('Empty or invalid length token'),
   // Channels, subscriptions and messages
   invalidPrincipal: (principal: string | number) =>

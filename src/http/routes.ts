@@ -69,7 +69,15 @@ import {
 import { createChannelFolder, getChannelFolders, reorderChannelFolders, updateChannelFolder } from './endpoints/channel-folders.js';
 import { createMultiuseInvite, getInvites, revokeMultiuseInvite } from './endpoints/invites.js';
 import { getRealmPresence, getUserPresence, updatePresence } from './endpoints/presence.js';
-import { addApnsToken, addFcmToken, registerPushDevice, removeApnsToken, removeFcmToken } from './endpoints/push.js';
+import {
+  addApnsToken,
+  addFcmToken,
+  registerPushDevice,
+  removeApnsToken,
+  removeFcmToken,
+  sendE2eeTestNotification,
+  sendLegacyTestNotification,
+} from './endpoints/push.js';
 import { showSignup, submitSignup } from './endpoints/signup.js';
 import { logout, showLogin, submitLogin } from './endpoints/login.js';
 import {
@@ -227,6 +235,8 @@ export const apiRoutes: RouteTable = {
   '/users/me/apns_device_token': { POST: addApnsToken, DELETE: removeApnsToken },
   '/users/me/android_gcm_reg_id': { POST: addFcmToken, DELETE: removeFcmToken },
   '/mobile_push/register': { POST: registerPushDevice },
+  '/mobile_push/test_notification': { POST: sendLegacyTestNotification },
+  '/mobile_push/e2ee/test_notification': { POST: sendE2eeTestNotification },
   '/users/{user_id_or_email}/presence': { GET: getUserPresence },
   '/realm/presence': { GET: getRealmPresence },
   '/user_groups': { GET: getUserGroups },

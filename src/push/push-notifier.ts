@@ -12,7 +12,8 @@
 // The messaging layer decides who is notified and calls notifyNewMessage after its commit.
 import type { RealmHandle } from '../actors/realm/actor.js';
 import { encryptForDevice } from '../domain/push-crypto.js';
-import { devicesOfUsers, legacyTokensOfUsers } from '../store/push.js';
+import { errors } from '../domain/errors.js';
+import { devicesOfUsers, legacyTokensOfUsers, type DeviceRow, type LegacyTokenRow } from '../store/push.js';
 
 export interface PushMessage {
   readonly id: number;
@@ -56,6 +57,41 @@ export function messagePayload(realm: RealmHandle, m: PushMessage, recipientId: 
   };
 }
 
+type Notification = Record<string, unknown>;
+
+/** One end-to-end-encrypted device's notification: the payload sealed with its key. */
+function deviceNotification(d: DeviceRow, payload: string): Notification {
+  return {
+    token_kind: d.token_kind,
+    token_id: d.token_id,
+    bouncer_public_key: d.bouncer_public_key,
+    encrypted_push_registration: d.encrypted_push_registration,
+    push_key_id: d.push_key_id,
+    encrypted_data: encryptForDevice(d.push_key!, payload),
+  };
+}
+
+function legacyNotification(t: LegacyTokenRow, data: Record<string, unknown>): Notification {
+  return { token_kind: t.kind, token: t.token, ios_app_id: t.ios_app_id, data };
+}
+
+/** One request to the push service; throws when it cannot be reached or answers with an error. */
+async function postNotifications(realm: RealmHandle, url: string, notifications: readonly Notification[]): Promise<void> {
+  const res = await fetch(`${url}/notify`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ realm_url: realm.state.realm.url, notifications }),
+    signal: AbortSignal.timeout(SEND_TIMEOUT_MS),
+  });
+  if (!res.ok) throw new PushServiceRefused(res.status);
+}
+
+export class PushServiceRefused extends Error {
+  constructor(readonly status: number) {
+    super(`push service answered ${status}`);
+  }
+}
+
 /**
  * Send a new message's notifications to every registered device of the recipients. Never
  * throws: failures are logged (a lost notification must not fail the send). Call after commit,
@@ -77,26 +113,56 @@ export async function notifyNewMessage(realm: RealmHandle, message: PushMessage,
       if (p === undefined) payloads.set(userId, (p = JSON.stringify(messagePayload(realm, message, userId))));
       return p;
     };
-    const notifications: Record<string, unknown>[] = devices.map((d) => ({
-      token_kind: d.token_kind,
-      token_id: d.token_id,
-      bouncer_public_key: d.bouncer_public_key,
-      encrypted_push_registration: d.encrypted_push_registration,
-      push_key_id: d.push_key_id,
-      encrypted_data: encryptForDevice(d.push_key!, payloadOf(d.user_id)),
-    }));
-    for (const t of legacy) {
-      notifications.push({ token_kind: t.kind, token: t.token, ios_app_id: t.ios_app_id, data: JSON.parse(payloadOf(t.user_id)) });
-    }
+    const notifications = devices.map((d) => deviceNotification(d, payloadOf(d.user_id)));
+    for (const t of legacy) notifications.push(legacyNotification(t, JSON.parse(payloadOf(t.user_id)) as Record<string, unknown>));
     if (notifications.length === 0) return;
-    const res = await fetch(`${url}/notify`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ realm_url: realm.state.realm.url, notifications }),
-      signal: AbortSignal.timeout(SEND_TIMEOUT_MS),
-    });
-    if (!res.ok) log.warn({ status: res.status, message: message.id }, 'push service refused notifications');
+    await postNotifications(realm, url, notifications);
   } catch (err) {
-    log.warn({ err, message: message.id }, 'push notifications not sent');
+    if (err instanceof PushServiceRefused) log.warn({ status: err.status, message: message.id }, 'push service refused notifications');
+    else log.warn({ err, message: message.id }, 'push notifications not sent');
+  }
+}
+
+/** What a test notification says (before encryption, or as a legacy token's data). */
+function testPayload(realm: RealmHandle, userId: number, nowMs: number): Record<string, unknown> {
+  const r = realm.state.realm;
+  return { type: 'test', event: 'test', realm_url: r.url, realm_name: r.name, user_id: userId, time: Math.floor(nowMs / 1000) };
+}
+
+/**
+ * A test notification to some of the user's devices, sent now: `which` picks legacy provider
+ * tokens (one token, or all) or end-to-end-encrypted devices (one device id, or all). Throws the
+ * API's errors: no such device, none at all, the push service unset, unreachable or failing.
+ */
+export async function sendTestNotification(
+  realm: RealmHandle,
+  userId: number,
+  which: { readonly legacy: true; readonly token?: string | undefined } | { readonly legacy: false; readonly deviceId?: number | undefined },
+): Promise<void> {
+  const { config, db, clock } = realm.services;
+  const url = config.pushServiceUrl;
+  if (!url) throw errors.pushServiceNotConfigured();
+  const payload = testPayload(realm, userId, clock.now());
+  let notifications: Notification[];
+  if (which.legacy) {
+    // Where end-to-end encryption is required, the legacy tokens get nothing, tests included.
+    let tokens = realm.state.realm.settings.require_e2ee_push_notifications ? [] : await legacyTokensOfUsers(db, [userId]);
+    if (which.token !== undefined) {
+      tokens = tokens.filter((t) => t.token === which.token);
+      if (tokens.length === 0) throw errors.pushDeviceNotRecognized();
+    }
+    notifications = tokens.map((t) => legacyNotification(t, payload));
+  } else {
+    const devices = (await devicesOfUsers(db, [userId])).filter((d) => which.deviceId === undefined || d.device_id === which.deviceId);
+    const json = JSON.stringify(payload);
+    notifications = devices.map((d) => deviceNotification(d, json));
+  }
+  if (notifications.length === 0) throw errors.noActivePushDevice();
+  try {
+    await postNotifications(realm, url, notifications);
+  } catch (err) {
+    if (err instanceof PushServiceRefused && err.status >= 500) throw errors.pushServiceFailed();
+    if (err instanceof PushServiceRefused) throw errors.pushServiceRefused();
+    throw errors.pushServiceUnreachable();
   }
 }

@@ -229,6 +229,108 @@ notify('no devices, no request', async () => {
   assert.is(push.received.length, before);
 });
 
+const tests = suite('test notifications');
+tests.before(setup);
+
+tests('encrypted devices: all of the caller\'s, or the one named; each sealed with its key', async () => {
+  const u = await realm.createUser({ name: 'Tess Tester' });
+  const phone = await registerDevice(u);
+  const tablet = await registerDevice(u, { kind: 'apns' });
+  assertSuccess(await u.post('/api/v1/users/me/apns_device_token', { token: 'abcdef0777', appid: 'org.example.app' }));
+  let before = push.received.length;
+  assertSuccess(await u.post('/api/v1/mobile_push/e2ee/test_notification'));
+  await push.waitFor(before + 1);
+  const all = push.received[before]!.body.notifications as Record<string, any>[];
+  assert.equal(all.map((n) => n.push_key_id).sort(), [phone.keyId, tablet.keyId].sort(), 'the encrypted devices only');
+  const payload = JSON.parse(decryptOnDevice(phone.key, all.find((n) => n.push_key_id === phone.keyId)!.encrypted_data)!);
+  assert.equal({ ...payload, time: 0 }, {
+    type: 'test',
+    event: 'test',
+    realm_url: realm.handle.state.realm.url,
+    realm_name: realm.handle.state.realm.name,
+    user_id: u.id,
+    time: 0,
+  });
+  before = push.received.length;
+  assertSuccess(await u.post('/api/v1/mobile_push/e2ee/test_notification', { device_id: tablet.deviceId }));
+  await push.waitFor(before + 1);
+  assert.equal((push.received[before]!.body.notifications as Record<string, any>[]).map((n) => n.push_key_id), [tablet.keyId]);
+  assertError(await u.post('/api/v1/mobile_push/e2ee/test_notification', { device_id: phone.deviceId + 100_000 }), 'No active registered push device', 400, 'NO_ACTIVE_PUSH_DEVICE');
+  // Another user's device is not the caller's to test.
+  assertError(await cast.member.post('/api/v1/mobile_push/e2ee/test_notification', { device_id: phone.deviceId }), 'No active registered push device');
+});
+
+tests('provider tokens: all, or the one given; in the clear unless encryption is required', async () => {
+  const u = await realm.createUser({ name: 'Lee Legacy' });
+  await registerDevice(u);
+  assertSuccess(await u.post('/api/v1/users/me/apns_device_token', { token: 'abcdef0888', appid: 'org.example.app' }));
+  assertSuccess(await u.post('/api/v1/users/me/android_gcm_reg_id', { token: 'lee-fcm-2' }));
+  let before = push.received.length;
+  assertSuccess(await u.post('/api/v1/mobile_push/test_notification'));
+  await push.waitFor(before + 1);
+  const all = push.received[before]!.body.notifications as Record<string, any>[];
+  assert.equal(all.map((n) => n.token).sort(), ['abcdef0888', 'lee-fcm-2']);
+  assert.equal([all[0]!.data.event, all[0]!.data.user_id], ['test', u.id]);
+  before = push.received.length;
+  assertSuccess(await u.post('/api/v1/mobile_push/test_notification', { token: 'lee-fcm-2' }));
+  await push.waitFor(before + 1);
+  assert.equal((push.received[before]!.body.notifications as Record<string, any>[]).map((n) => [n.token, n.token_kind]), [['lee-fcm-2', 'fcm']]);
+  assertError(await u.post('/api/v1/mobile_push/test_notification', { token: 'not-lees' }), 'Device not recognized', 400, 'INVALID_PUSH_DEVICE_TOKEN');
+  await realm.updateSettings({ require_e2ee_push_notifications: true });
+  try {
+    assertError(await u.post('/api/v1/mobile_push/test_notification'), 'No active registered push device', 400, 'NO_ACTIVE_PUSH_DEVICE');
+  } finally {
+    await realm.updateSettings({ require_e2ee_push_notifications: false });
+  }
+  const none = await realm.createUser();
+  assertError(await none.post('/api/v1/mobile_push/test_notification'), 'No active registered push device');
+  assertError(await none.post('/api/v1/mobile_push/e2ee/test_notification'), 'No active registered push device');
+});
+
+tests('a push service that fails, refuses or is missing is a clear error', async () => {
+  const u = await realm.createUser();
+  await registerDevice(u);
+  try {
+    push.status = 503;
+    assertError(await u.post('/api/v1/mobile_push/e2ee/test_notification'), 'Internal server error on the push notification service, retry later.', 502, 'INTERNAL_SERVER_ERROR_ON_BOUNCER');
+    push.status = 401;
+    assertError(
+      await u.post('/api/v1/mobile_push/e2ee/test_notification'),
+      'Push notification configuration issue on server, contact the server administrator or retry later.',
+      403,
+      'ADMIN_ACTION_REQUIRED',
+    );
+  } finally {
+    push.status = 200;
+  }
+  const closed = await startFakePushService();
+  await closed.close();
+  const unreachable = await startTestServer({ env: { PUSH_SERVICE_URL: closed.url } });
+  const unconfigured = await startTestServer();
+  try {
+    const far = await unreachable.createRealm();
+    const d = await registerDevice(far.owner);
+    assertError(await far.owner.post('/api/v1/mobile_push/e2ee/test_notification', { device_id: d.deviceId }), 'Network error while connecting to the push notification service.', 502, 'FAILED_TO_CONNECT_BOUNCER');
+    const plain = await unconfigured.createRealm();
+    assertError(await plain.owner.post('/api/v1/mobile_push/test_notification'), 'Server is not configured to use push notification service.', 400, 'PUSH_SERVICE_NOT_CONFIGURED');
+  } finally {
+    await unreachable.close();
+    await unconfigured.close();
+  }
+});
+
+tests('every role may test its own devices', async () => {
+  for (const role of ROLE_NAMES) {
+    const d = await registerDevice(cast[role]);
+    const before = push.received.length;
+    assertSuccess(await cast[role].post('/api/v1/mobile_push/e2ee/test_notification', { device_id: d.deviceId }));
+    await push.waitFor(before + 1);
+    assert.equal((push.received[before]!.body.notifications as Record<string, any>[]).map((n) => n.push_key_id), [d.keyId], role);
+  }
+});
+
+tests.run();
+
 const sends = suite('sending a message notifies its recipients');
 sends.before(setup);
 

@@ -1,8 +1,11 @@
 // Push registration: POST /mobile_push/register (endpoint 9, end-to-end encrypted, in two
-// groups of fields) and the deprecated provider-token endpoints (endpoint 14 and its FCM twin).
+// groups of fields) and the deprecated provider-token endpoints (endpoint 14 and its FCM twin);
+// test notifications to the caller's devices (POST /mobile_push/test_notification for provider
+// tokens, POST /mobile_push/e2ee/test_notification for encrypted devices).
 import { z } from 'zod';
 import { errors } from '../../domain/errors.js';
 import { decodeStandardBase64, isTokenId, MAX_PUSH_KEY_ID, parsePushKey } from '../../domain/push-crypto.js';
+import { sendTestNotification } from '../../push/push-notifier.js';
 import type { PushKeyFields, TokenFields } from '../../store/push.js';
 import { userEndpoint } from '../endpoint.js';
 import { p } from '../params.js';
@@ -90,5 +93,17 @@ export const addFcmToken = userEndpoint(z.object({ token: p.string() }), async (
 export const removeFcmToken = userEndpoint(z.object({ token: p.string() }), async (ctx, params) => {
   checkToken(params.token);
   await ctx.realm.ask('push.removeLegacyToken', { userId: ctx.user.id, kind: 'fcm', token: params.token });
+  return {};
+});
+
+/** A test notification to the caller's provider tokens: the one given, or all of them. */
+export const sendLegacyTestNotification = userEndpoint(z.object({ token: p.string().optional() }), async (ctx, q) => {
+  await sendTestNotification(ctx.realm, ctx.user.id, { legacy: true, token: q.token });
+  return {};
+});
+
+/** A test notification to the caller's encrypted devices: the one given, or all of them. */
+export const sendE2eeTestNotification = userEndpoint(z.object({ device_id: p.int({ min: 0 }).optional() }), async (ctx, q) => {
+  await sendTestNotification(ctx.realm, ctx.user.id, { legacy: false, deviceId: q.device_id });
   return {};
 });

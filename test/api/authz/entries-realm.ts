@@ -123,4 +123,7 @@ export const realmEntries: Matrix = {
   'POST /api/v1/users/me/android_gcm_reg_id': plain('/users/me/android_gcm_reg_id', { token: 'probe-token' }),
   'DELETE /api/v1/users/me/android_gcm_reg_id': plain('/users/me/android_gcm_reg_id', { token: 'probe-token' }),
   'POST /api/v1/mobile_push/register': plain('/mobile_push/register', { device_id: 1 }),
+  // Only ever the caller's own devices (the push tests send to them); here, with no push service, refused alike.
+  'POST /api/v1/mobile_push/test_notification': plain('/mobile_push/test_notification', { token: 'abcdef0123' }),
+  'POST /api/v1/mobile_push/e2ee/test_notification': plain('/mobile_push/e2ee/test_notification', { device_id: 1 }),
 };
