@@ -161,6 +161,30 @@ create('PATCH /users/me/subscriptions subscribes and unsubscribes the caller at 
   assertError(await cast.guest.patch('/api/v1/users/me/subscriptions', { add: JSON.stringify([{ name: 'patch-by-guest' }]) }), 'Insufficient permission');
 });
 
+create('announce: Notification Bot names new public channels in the announcements channel', async () => {
+  const { member, owner } = cast;
+  const news = await createChannel(owner, 'announcements', { others: [member] });
+  const announced = async () => {
+    const narrow = [{ operator: 'channel', operand: news }, { operator: 'topic', operand: 'new channels' }];
+    const r = assertSuccess(await member.get('/api/v1/messages', { anchor: 'newest', num_before: 20, num_after: 0, narrow, apply_markdown: false }));
+    return (r.messages as Array<{ content: string; sender_full_name: string }>).map((m) => `${m.sender_full_name}: ${m.content}`);
+  };
+  const who = `@_**${realm.handle.state.user(member.id)!.full_name}|${member.id}**`;
+  // No announcements channel yet: nothing to announce in.
+  assertSuccess(await member.post('/api/v1/users/me/subscriptions', { subscriptions: [{ name: 'ann-early' }], announce: true }));
+  assertSuccess(await owner.patch('/api/v1/realm', { new_stream_announcements_stream_id: news }));
+  assertSuccess(await member.post('/api/v1/users/me/subscriptions', { subscriptions: [{ name: 'ann-one' }, { name: 'ann-two' }, { name: 'ann-early' }], announce: true }));
+  assertSuccess(await member.post('/api/v1/users/me/subscriptions', { subscriptions: [{ name: 'ann-secret' }], announce: true, invite_only: true }));
+  assertSuccess(await member.post('/api/v1/users/me/subscriptions', { subscriptions: [{ name: 'ann-quiet' }] }));
+  assertSuccess(await member.post('/api/v1/channels/create', { name: 'ann-made', subscribers: '[]', announce: true }));
+  assertSuccess(await member.post('/api/v1/channels/create', { name: 'ann-made-quietly', subscribers: '[]' }));
+  assert.equal(await announced(), [
+    `Notification Bot: ${who} created the channels #**ann-one** and #**ann-two**.`,
+    `Notification Bot: ${who} created the channel #**ann-made**.`,
+  ]);
+  assertSuccess(await owner.patch('/api/v1/realm', { new_stream_announcements_stream_id: -1 }));
+});
+
 create('names are checked', async () => {
   const { member } = cast;
   const post = (name: string) => member.post('/api/v1/users/me/subscriptions', { subscriptions: [{ name }] });

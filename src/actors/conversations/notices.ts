@@ -1,6 +1,7 @@
 // Automated notices from Notification Bot after moves and resolves: "this topic was moved to …",
-// "… has marked this topic as resolved" (undone within a grace period by deleting the notice).
-// Each is an ordinary message sent by the destination channel's owner.
+// "… has marked this topic as resolved" (undone within a grace period by deleting the notice),
+// and of new channels created with `announce`. Each is an ordinary message sent by the
+// destination channel's owner.
 import { renderMarkdown } from '../../domain/markdown/index.js';
 import { isMeMessage } from '../../domain/message-rules.js';
 import { messageNarrowUrl } from '../../domain/narrow-url.js';
@@ -131,5 +132,30 @@ export async function noticeMove(realm: RealmHandle, n: MoveNotice): Promise<voi
     else if (count === 1) text = `A message was moved from this topic to ${newPlace} by ${who}.`;
     else text = `${count} messages were moved from this topic to ${newPlace} by ${who}.`;
     await sendNotice(realm, from.id, n.fromTopic, text, { readFor: n.editor.id });
+  }
+}
+
+/** Where new channels are announced, in the organization's announcements channel. */
+export const NEW_CHANNELS_TOPIC = 'new channels';
+
+/**
+ * After channels were created with `announce`: Notification Bot names the public ones (a private
+ * channel's name is not for everyone) in the organization's new-channel announcements channel,
+ * if it has one. Never throws: the channels exist either way.
+ */
+export async function announceNewChannels(realm: RealmHandle, creator: UserRecord, channelIds: readonly number[]): Promise<void> {
+  const state = realm.state;
+  const target = state.channels.get(state.realm.settings.new_stream_announcements_stream_id);
+  const named = channelIds.map((id) => state.channels.get(id)).filter((c) => c !== undefined && !c.invite_only);
+  if (!target || target.is_archived || named.length === 0) return;
+  const links = named.map((c) => `#**${c!.name}**`);
+  const text =
+    links.length === 1
+      ? `${silentMention(creator)} created the channel ${links[0]}.`
+      : `${silentMention(creator)} created the channels ${links.slice(0, -1).join(', ')} and ${links.at(-1)}.`;
+  try {
+    await sendNotice(realm, target.id, NEW_CHANNELS_TOPIC, text);
+  } catch (err) {
+    realm.services.log.warn({ err, channels: channelIds }, 'announcing new channels failed');
   }
 }

@@ -6,7 +6,7 @@ import type { RealmContext } from './actor.js';
 import { canReadChannel } from './channel-view.js';
 import { holdsRealmPermission } from './group-access.js';
 import type { RealmState, UserRecord } from './state.js';
-import { subscriptionCommands } from './subscriptions.js';
+import { DEFAULT_CREATION, subscriptionCommands } from './subscriptions.js';
 
 /**
  * Every channel must exist, be active and be readable by the inviter; naming any needs
@@ -48,12 +48,6 @@ export async function subscribeInvitedUser(
     principals: null,
     authorizationErrorsFatal: false,
     preauthorized: true,
-    // Never used: every named channel exists.
-    creation: {
-      kind: { inviteOnly: false, isWebPublic: false, historyPublic: true, isDefault: false, messageRetentionDays: undefined },
-      topicsPolicy: undefined,
-      folderId: null,
-      groupSettings: {},
-    },
+    creation: DEFAULT_CREATION, // never used: every named channel exists
   });
 }

@@ -48,7 +48,13 @@ function canAddSubscribers(state: RealmState, actor: UserRecord, c: ChannelRecor
 
 const push = (m: Record<string, string[]>, userId: number, name: string) => (m[String(userId)] ??= []).push(name);
 
-async function subscribe(ctx: RealmContext, input: SubscribeInput): Promise<SubscribeResult> {
+/** The API's answer, and the ids of the channels the request created (for their announcement). */
+export interface SubscribeOutcome {
+  readonly result: SubscribeResult;
+  readonly created: readonly number[];
+}
+
+async function subscribe(ctx: RealmContext, input: SubscribeInput): Promise<SubscribeOutcome> {
   const { state } = ctx;
   const actor = actorOf(state, input.actorId);
   const principals = [...new Set(input.principals ?? [actor.id])];
@@ -91,7 +97,7 @@ async function subscribe(ctx: RealmContext, input: SubscribeInput): Promise<Subs
   const data = missing.length > 0 ? renderData(state) : null;
   const used = await colorsInUse(ctx, principals);
 
-  await ctx.write(async (tx, emit) => {
+  const made = await ctx.write(async (tx, emit) => {
     const made = data ? await insertChannels(ctx, tx, actor, missing, input.creation, data) : { created: [], groups: [] };
     const targets = [...made.created, ...authorized];
     const added = new Map<number, number[]>();
@@ -149,8 +155,9 @@ async function subscribe(ctx: RealmContext, input: SubscribeInput): Promise<Subs
     if (newDefaults) {
       emit(defaultStreams.build({ default_streams: [...state.channels.defaultChannelIds].sort((a, b) => a - b) }, { userIds: null }));
     }
+    return made;
   });
-  return result;
+  return { result, created: made.created.map((c) => c.id) };
 }
 
 /**
@@ -176,8 +183,8 @@ async function createChannel(
   return { id: ctx.state.channels.byName(name)!.id };
 }
 
-/** The options of channels that PATCH /users/me/subscriptions creates: public ones, as by default. */
-const DEFAULT_CREATION: NewChannelOptions = {
+/** The options of a channel created without any asked for: public, as by default. */
+export const DEFAULT_CREATION: NewChannelOptions = {
   kind: { inviteOnly: false, isWebPublic: false, historyPublic: true, isDefault: false, messageRetentionDays: undefined },
   topicsPolicy: undefined,
   folderId: null,
@@ -199,7 +206,7 @@ async function updateOwnSubscriptions(
   if (missing.length > 0) throw errors.channelsDoNotExist(missing);
   const added =
     input.add.length > 0
-      ? await subscribe(ctx, { actorId: input.actorId, channels: input.add, principals: null, authorizationErrorsFatal: true, creation: DEFAULT_CREATION })
+      ? (await subscribe(ctx, { actorId: input.actorId, channels: input.add, principals: null, authorizationErrorsFatal: true, creation: DEFAULT_CREATION })).result
       : { subscribed: {}, already_subscribed: {} };
   const removed = input.delete.length > 0 ? await unsubscribe(ctx, { actorId: input.actorId, names: input.delete, principals: null }) : { removed: [], not_removed: [] };
   return { ...added, ...removed };

@@ -5,6 +5,7 @@
 // POST /users/me/subscriptions/properties (several), and another user's subscriptions as the
 // caller may see them (GET /users/{user_id}/subscriptions/{stream_id}, GET /users/{user_id}/channels).
 import { z } from 'zod';
+import { announceNewChannels } from '../../actors/conversations/notices.js';
 import type { NewChannelOptions } from '../../actors/realm/channels.js';
 import type { GroupSettingInput } from '../../actors/realm/group-settings.js';
 import { canSeeChannel } from '../../actors/realm/channel-view.js';
@@ -95,7 +96,8 @@ export const subscribe = userEndpoint(z.object(subscribeShape), async (ctx, q) =
     authorizationErrorsFatal: q.authorization_errors_fatal,
     creation: creationOptions(q),
   });
-  return { ...result };
+  if (q.announce) await announceNewChannels(ctx.realm, ctx.user, result.created);
+  return { ...result.result };
 });
 
 const createChannelShape = {
@@ -106,15 +108,17 @@ const createChannelShape = {
 };
 
 /** POST /channels/create: a new channel (a taken name is a 409), subscribing the users listed. */
-export const createChannel = userEndpoint(z.object(createChannelShape), async (ctx, q) =>
-  ctx.realm.ask('channel.create', {
+export const createChannel = userEndpoint(z.object(createChannelShape), async (ctx, q) => {
+  const { id } = await ctx.realm.ask('channel.create', {
     actorId: ctx.user.id,
     name: q.name,
     description: q.description,
     subscribers: resolvePrincipals(ctx.realm.state, q.subscribers),
     creation: creationOptions(q),
-  }),
-);
+  });
+  if (q.announce) await announceNewChannels(ctx.realm, ctx.user, [id]);
+  return { id };
+});
 
 export const unsubscribe = userEndpoint(
   z.object({ subscriptions: p.json(z.array(z.string())), principals: principalsParam().optional() }),
