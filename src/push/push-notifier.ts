@@ -1,7 +1,8 @@
-// New-message push notifications through the push service (PUSH_SERVICE_URL). Each registered
-// end-to-end-encrypted device gets the payload encrypted with its own push key (cryptosystem
-// 0x31) and labelled with its push_key_id; legacy provider tokens get it in the clear unless the
-// organization requires end-to-end encryption. One POST per message:
+// Push notifications through the push service (PUSH_SERVICE_URL): new messages, their removal
+// once read, and tests. Each registered end-to-end-encrypted device gets the payload encrypted
+// with its own push key (cryptosystem 0x31) and labelled with its push_key_id; legacy provider
+// tokens get it in the clear unless the organization requires end-to-end encryption. One POST
+// per message (or per read, or test):
 //
 //   POST {PUSH_SERVICE_URL}/notify   Content-Type: application/json
 //   {"realm_url": "...", "notifications": [
@@ -9,11 +10,13 @@
 //     {"token_kind", "token", "ios_app_id", "data": {...}}   (legacy)
 //   ]}
 //
-// The messaging layer decides who is notified and calls notifyNewMessage after its commit.
+// The messaging layer decides who is notified and calls notifyNewMessage after its commit; the
+// users notified are remembered (push_active) until they read the message, and notifyRead then
+// tells their devices to drop the notification.
 import type { RealmHandle } from '../actors/realm/actor.js';
 import { encryptForDevice } from '../domain/push-crypto.js';
 import { errors } from '../domain/errors.js';
-import { devicesOfUsers, legacyTokensOfUsers, type DeviceRow, type LegacyTokenRow } from '../store/push.js';
+import { devicesOfUsers, legacyTokensOfUsers, recordActivePushes, takeActivePushes, type DeviceRow, type LegacyTokenRow } from '../store/push.js';
 
 export interface PushMessage {
   readonly id: number;
@@ -117,9 +120,44 @@ export async function notifyNewMessage(realm: RealmHandle, message: PushMessage,
     for (const t of legacy) notifications.push(legacyNotification(t, JSON.parse(payloadOf(t.user_id)) as Record<string, unknown>));
     if (notifications.length === 0) return;
     await postNotifications(realm, url, notifications);
+    const notified = new Set([...devices.map((d) => d.user_id), ...legacy.map((t) => t.user_id)]);
+    await recordActivePushes(db, message.id, [...notified]);
   } catch (err) {
     if (err instanceof PushServiceRefused) log.warn({ status: err.status, message: message.id }, 'push service refused notifications');
     else log.warn({ err, message: message.id }, 'push notifications not sent');
+  }
+}
+
+/** The most message ids one removal names; more go in further removals of the same request. */
+const MAX_IDS_PER_REMOVAL = 1000;
+
+/**
+ * After the user read messages: their devices drop the notifications of those that were pushed
+ * (a removal: `type` and `event` "remove", `message_ids`). Never throws; does nothing without a
+ * push service. Call after the commit, without awaiting on the request path.
+ */
+export async function notifyRead(realm: RealmHandle, userId: number, messageIds: readonly number[]): Promise<void> {
+  const { config, db, log } = realm.services;
+  const url = config.pushServiceUrl;
+  if (!url || messageIds.length === 0) return;
+  try {
+    const pushed = [...(await takeActivePushes(db, userId, messageIds))].sort((a, b) => a - b);
+    if (pushed.length === 0) return;
+    const [devices, legacy] = await Promise.all([
+      devicesOfUsers(db, [userId]),
+      realm.state.realm.settings.require_e2ee_push_notifications ? Promise.resolve([]) : legacyTokensOfUsers(db, [userId]),
+    ]);
+    const r = realm.state.realm;
+    const notifications: Notification[] = [];
+    for (let i = 0; i < pushed.length; i += MAX_IDS_PER_REMOVAL) {
+      const payload = { type: 'remove', event: 'remove', realm_url: r.url, realm_name: r.name, user_id: userId, message_ids: pushed.slice(i, i + MAX_IDS_PER_REMOVAL) };
+      const json = JSON.stringify(payload);
+      for (const d of devices) notifications.push(deviceNotification(d, json));
+      for (const t of legacy) notifications.push(legacyNotification(t, payload));
+    }
+    if (notifications.length > 0) await postNotifications(realm, url, notifications);
+  } catch (err) {
+    log.warn({ err, user: userId }, 'push removals not sent');
   }
 }
 

@@ -98,3 +98,18 @@ export async function removeLegacyTokensById(db: CommonQueryMethods, ids: readon
   if (ids.length === 0) return;
   await db.query(sql.unsafe`DELETE FROM push_device_tokens WHERE id = ANY(${sql.array(ids, 'int4')})`);
 }
+
+/** The notifications of this message that went to these users' devices, to be removed once read. */
+export async function recordActivePushes(db: CommonQueryMethods, messageId: number, userIds: readonly number[]): Promise<void> {
+  await db.query(sql.unsafe`
+    INSERT INTO push_active (user_id, message_id)
+    SELECT u, ${messageId} FROM unnest(${sql.array(userIds, 'int4')}::int4[]) AS u
+    ON CONFLICT DO NOTHING`);
+}
+
+/** Of these messages, the ones whose notification the user's devices may still show (now forgotten). */
+export function takeActivePushes(db: CommonQueryMethods, userId: number, messageIds: readonly number[]): Promise<readonly number[]> {
+  return db.anyFirst(sql.type(z.object({ message_id: z.number() }))`
+    DELETE FROM push_active WHERE user_id = ${userId} AND message_id = ANY(${sql.array(messageIds, 'int8')})
+    RETURNING message_id`);
+}

@@ -382,6 +382,60 @@ sends('channel messages follow the subscription’s push setting; mentions alway
   assert.equal(await pushedFor(await post('from me'), [own]), []);
 });
 
+/** The message ids of the removals the push service got for this device since request `from`. */
+async function removalsFor(device: Device, from: number, waitMs = 300): Promise<number[][]> {
+  await new Promise((r) => setTimeout(r, waitMs));
+  const out: number[][] = [];
+  for (const req of push.received.slice(from)) {
+    for (const n of req.body.notifications as Record<string, any>[]) {
+      if (n.push_key_id !== device.keyId) continue;
+      const payload = JSON.parse(decryptOnDevice(device.key, n.encrypted_data) ?? '{}');
+      if (payload.type === 'remove') out.push(payload.message_ids as number[]);
+    }
+  }
+  return out;
+}
+
+sends('reading a pushed message removes its notification from the devices, once', async () => {
+  const rob = await realm.createUser({ name: 'Rob Reader' });
+  const phone = await registerDevice(rob);
+  const dm = async (from: TestUser, content: string) => assertSuccess(await from.post('/api/v1/messages', { type: 'direct', to: [rob.id], content })).id as number;
+  const first = await dm(cast.member, 'one');
+  const second = await dm(cast.member, 'two');
+  const third = await dm(cast.moderator, 'three');
+  assert.is((await pushedFor(third, [phone])).length, 1, 'pushed');
+  // Marked read one by one (the flags endpoint): a removal naming it.
+  let from = push.received.length;
+  assertSuccess(await rob.post('/api/v1/messages/flags', { messages: [first], op: 'add', flag: 'read' }));
+  assert.equal(await removalsFor(phone, from), [[first]]);
+  // Read again, or starred: nothing more to remove.
+  from = push.received.length;
+  assertSuccess(await rob.post('/api/v1/messages/flags', { messages: [first], op: 'remove', flag: 'read' }));
+  assertSuccess(await rob.post('/api/v1/messages/flags', { messages: [first, second], op: 'add', flag: 'starred' }));
+  assertSuccess(await rob.post('/api/v1/messages/flags', { messages: [first], op: 'add', flag: 'read' }));
+  assert.equal(await removalsFor(phone, from), []);
+  // Muting a sender marks their messages read: theirs go.
+  from = push.received.length;
+  assertSuccess(await rob.post(`/api/v1/users/me/muted_users/${cast.moderator.id}`));
+  assert.equal(await removalsFor(phone, from), [[third]]);
+  // Everything read: the rest.
+  from = push.received.length;
+  assertSuccess(await rob.post('/api/v1/mark_all_as_read'));
+  assert.equal(await removalsFor(phone, from), [[second]]);
+  const payload = (() => {
+    const n = (push.received.at(-1)!.body.notifications as Record<string, any>[]).find((x) => x.push_key_id === phone.keyId)!;
+    return JSON.parse(decryptOnDevice(phone.key, n.encrypted_data)!);
+  })();
+  assert.equal(payload, {
+    type: 'remove',
+    event: 'remove',
+    realm_url: realm.handle.state.realm.url,
+    realm_name: realm.handle.state.realm.name,
+    user_id: rob.id,
+    message_ids: [second],
+  });
+});
+
 const legacy = suite('deprecated token endpoints');
 legacy.before(setup);
 

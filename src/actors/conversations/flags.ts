@@ -1,7 +1,9 @@
 // Flag commands of the owner of a user's personal data: add or remove a flag on messages, and
-// mark everything / a channel / a topic as read. One update_message_flags event per change.
+// mark everything / a channel / a topic as read. One update_message_flags event per change;
+// messages newly read also have their push notifications removed from the user's devices.
 import { updateMessageFlagsEvent } from '../../domain/events/flags.js';
 import { flagBit, MENTION_BITS } from '../../domain/flags.js';
+import { notifyRead } from '../../push/push-notifier.js';
 import * as store from '../../store/flags.js';
 import { dmKeyUsers } from '../realm/channel-index.js';
 import type { WriteContext } from './conversations.js';
@@ -18,7 +20,7 @@ export interface FlagInput {
 
 export async function updateFlags(ctx: WriteContext, input: FlagInput): Promise<number[]> {
   const add = input.op === 'add';
-  return ctx.write(async (tx, emit) => {
+  const changed = await ctx.write(async (tx, emit) => {
     if (add) await store.addHistoricalRows(tx, input.userId, input.historicalIds);
     const ids = [...input.messageIds, ...(add ? input.historicalIds : [])];
     const changed = [...(ids.length > 0 ? await store.changeFlag(tx, input.userId, ids, flagBit(input.flag), add) : [])].sort((a, b) => a - b);
@@ -38,10 +40,12 @@ export async function updateFlags(ctx: WriteContext, input: FlagInput): Promise<
     }
     return changed;
   });
+  if (add && input.flag === 'read') void notifyRead(ctx.realm, input.userId, changed);
+  return changed;
 }
 
 export async function markRead(ctx: WriteContext, input: { userId: number; channelId?: number; topic?: string; senderId?: number }): Promise<number[]> {
-  return ctx.write(async (tx, emit) => {
+  const changed = await ctx.write(async (tx, emit) => {
     const scope = { channelId: input.channelId, topic: input.topic, senderId: input.senderId };
     const changed = [...(await store.markRead(tx, input.userId, scope))].sort((a, b) => a - b);
     if (changed.length > 0) {
@@ -49,5 +53,7 @@ export async function markRead(ctx: WriteContext, input: { userId: number; chann
     }
     return changed;
   });
+  void notifyRead(ctx.realm, input.userId, changed);
+  return changed;
 }
 
