@@ -16,7 +16,7 @@
 import type { RealmHandle } from '../actors/realm/actor.js';
 import { encryptForDevice } from '../domain/push-crypto.js';
 import { errors } from '../domain/errors.js';
-import { devicesOfUsers, legacyTokensOfUsers, recordActivePushes, takeActivePushes, type DeviceRow, type LegacyTokenRow } from '../store/push.js';
+import { devicesOfUsers, legacyTokensOfUsers, recordActivePushes, takeActivePushes, takeActivePushesOf, type DeviceRow, type LegacyTokenRow } from '../store/push.js';
 
 export interface PushMessage {
   readonly id: number;
@@ -131,33 +131,58 @@ export async function notifyNewMessage(realm: RealmHandle, message: PushMessage,
 /** The most message ids one removal names; more go in further removals of the same request. */
 const MAX_IDS_PER_REMOVAL = 1000;
 
+/** Removals for one user's devices: the payloads name at most MAX_IDS_PER_REMOVAL messages each. */
+async function removals(realm: RealmHandle, userId: number, messageIds: readonly number[]): Promise<Notification[]> {
+  const { db } = realm.services;
+  const [devices, legacy] = await Promise.all([
+    devicesOfUsers(db, [userId]),
+    realm.state.realm.settings.require_e2ee_push_notifications ? Promise.resolve([]) : legacyTokensOfUsers(db, [userId]),
+  ]);
+  const r = realm.state.realm;
+  const out: Notification[] = [];
+  for (let i = 0; i < messageIds.length; i += MAX_IDS_PER_REMOVAL) {
+    const payload = { type: 'remove', event: 'remove', realm_url: r.url, realm_name: r.name, user_id: userId, message_ids: messageIds.slice(i, i + MAX_IDS_PER_REMOVAL) };
+    const json = JSON.stringify(payload);
+    for (const d of devices) out.push(deviceNotification(d, json));
+    for (const t of legacy) out.push(legacyNotification(t, payload));
+  }
+  return out;
+}
+
 /**
  * After the user read messages: their devices drop the notifications of those that were pushed
  * (a removal: `type` and `event` "remove", `message_ids`). Never throws; does nothing without a
  * push service. Call after the commit, without awaiting on the request path.
  */
 export async function notifyRead(realm: RealmHandle, userId: number, messageIds: readonly number[]): Promise<void> {
-  const { config, db, log } = realm.services;
-  const url = config.pushServiceUrl;
+  const url = realm.services.config.pushServiceUrl;
   if (!url || messageIds.length === 0) return;
   try {
-    const pushed = [...(await takeActivePushes(db, userId, messageIds))].sort((a, b) => a - b);
+    const pushed = [...(await takeActivePushes(realm.services.db, userId, messageIds))].sort((a, b) => a - b);
     if (pushed.length === 0) return;
-    const [devices, legacy] = await Promise.all([
-      devicesOfUsers(db, [userId]),
-      realm.state.realm.settings.require_e2ee_push_notifications ? Promise.resolve([]) : legacyTokensOfUsers(db, [userId]),
-    ]);
-    const r = realm.state.realm;
-    const notifications: Notification[] = [];
-    for (let i = 0; i < pushed.length; i += MAX_IDS_PER_REMOVAL) {
-      const payload = { type: 'remove', event: 'remove', realm_url: r.url, realm_name: r.name, user_id: userId, message_ids: pushed.slice(i, i + MAX_IDS_PER_REMOVAL) };
-      const json = JSON.stringify(payload);
-      for (const d of devices) notifications.push(deviceNotification(d, json));
-      for (const t of legacy) notifications.push(legacyNotification(t, payload));
-    }
+    const notifications = await removals(realm, userId, pushed);
     if (notifications.length > 0) await postNotifications(realm, url, notifications);
   } catch (err) {
-    log.warn({ err, user: userId }, 'push removals not sent');
+    realm.services.log.warn({ err, user: userId }, 'push removals not sent');
+  }
+}
+
+/** After messages were deleted: every device still showing one of them drops it. As notifyRead. */
+export async function notifyDeleted(realm: RealmHandle, messageIds: readonly number[]): Promise<void> {
+  const url = realm.services.config.pushServiceUrl;
+  if (!url || messageIds.length === 0) return;
+  try {
+    const byUser = new Map<number, number[]>();
+    for (const r of await takeActivePushesOf(realm.services.db, messageIds)) {
+      let ids = byUser.get(r.user_id);
+      if (!ids) byUser.set(r.user_id, (ids = []));
+      ids.push(r.message_id);
+    }
+    const notifications: Notification[] = [];
+    for (const [userId, ids] of byUser) notifications.push(...(await removals(realm, userId, ids.sort((a, b) => a - b))));
+    if (notifications.length > 0) await postNotifications(realm, url, notifications);
+  } catch (err) {
+    realm.services.log.warn({ err, messages: messageIds.length }, 'push removals of deleted messages not sent');
   }
 }
 

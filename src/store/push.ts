@@ -113,3 +113,10 @@ export function takeActivePushes(db: CommonQueryMethods, userId: number, message
     DELETE FROM push_active WHERE user_id = ${userId} AND message_id = ANY(${sql.array(messageIds, 'int8')})
     RETURNING message_id`);
 }
+
+/** Of these (deleted) messages, whose devices may still show a notification of which (now forgotten). */
+export function takeActivePushesOf(db: CommonQueryMethods, messageIds: readonly number[]): Promise<ReadonlyArray<{ user_id: number; message_id: number }>> {
+  return db.any(sql.type(z.object({ user_id: z.number(), message_id: z.number() }))`
+    DELETE FROM push_active WHERE message_id = ANY(${sql.array(messageIds, 'int8')})
+    RETURNING user_id, message_id`);
+}

@@ -396,7 +396,7 @@ async function removalsFor(device: Device, from: number, waitMs = 300): Promise<
   return out;
 }
 
-sends('reading a pushed message removes its notification from the devices, once', async () => {
+sends('reading or deleting a pushed message removes its notification from the devices, once', async () => {
   const rob = await realm.createUser({ name: 'Rob Reader' });
   const phone = await registerDevice(rob);
   const dm = async (from: TestUser, content: string) => assertSuccess(await from.post('/api/v1/messages', { type: 'direct', to: [rob.id], content })).id as number;
@@ -434,6 +434,12 @@ sends('reading a pushed message removes its notification from the devices, once'
     user_id: rob.id,
     message_ids: [second],
   });
+  // A pushed message deleted before it was read: its notification goes too.
+  const regretted = await dm(cast.member, 'oops');
+  assert.is((await pushedFor(regretted, [phone])).length, 1);
+  from = push.received.length;
+  assertSuccess(await cast.member.delete(`/api/v1/messages/${regretted}`));
+  assert.equal(await removalsFor(phone, from), [[regretted]]);
 });
 
 const legacy = suite('deprecated token endpoints');

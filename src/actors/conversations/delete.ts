@@ -1,7 +1,8 @@
 // The delete commands of a conversation's owner: a message, or a channel's topic, goes (with its
-// rows, reactions, history and upload links), and delete_message reaches everyone who could see
-// it.
+// rows, reactions, history and upload links), delete_message reaches everyone who could see it,
+// and devices still showing its push notification drop it.
 import { deleteMessageEvent } from '../../domain/events/messages.js';
+import { notifyDeleted } from '../../push/push-notifier.js';
 import { refreshFirstMessage } from '../../store/channels.js';
 import { deleteMessages, rowsOf, topicBatch } from '../../store/message-edits.js';
 import type { ConversationContext } from './conversations.js';
@@ -37,6 +38,7 @@ export async function deleteMessage(ctx: ConversationContext, input: DeleteInput
       if (f) realm.state.channels.patch(f.channelId, (c) => ({ ...c, first_message_id: f.id }));
     },
   );
+  void notifyDeleted(realm, [input.messageId]);
 }
 
 export interface DeleteTopicInput {
@@ -62,12 +64,13 @@ export async function deleteTopic(ctx: ConversationContext, input: DeleteTopicIn
   const started = ctx.services.clock.now();
   for (;;) {
     let first: number | null | undefined;
+    let ids: number[] = [];
     const deleted = await ctx.write(
       async (tx, emit) => {
         const state = realm.state;
         const batch = await topicBatch(tx, input.channelId, input.topic, TOPIC_DELETE_BATCH, input.receivedBy);
         if (batch.length === 0) return 0;
-        const ids = batch.map((m) => m.id).sort((a, b) => a - b);
+        ids = batch.map((m) => m.id).sort((a, b) => a - b);
         const recipients = new Set((await rowsOf(tx, ids)).map((r) => r.user_id));
         const channel = state.channels.get(input.channelId);
         if (channel?.history_public_to_subscribers) for (const u of activeSubscribers(state, channel.id)) recipients.add(u);
@@ -84,6 +87,7 @@ export async function deleteTopic(ctx: ConversationContext, input: DeleteTopicIn
         if (first !== undefined) realm.state.channels.patch(input.channelId, (c) => ({ ...c, first_message_id: first! }));
       },
     );
+    void notifyDeleted(realm, ids);
     if (deleted < TOPIC_DELETE_BATCH) return { complete: true };
     if (ctx.services.clock.now() - started > TOPIC_DELETE_BUDGET_MS) return { complete: false };
   }
