@@ -7,7 +7,9 @@
 // - every acknowledged message is stored exactly once, under the id it was acknowledged with;
 // - every queue consumer, resuming with its last_event_id after each crash, received every
 //   message event exactly once, with strictly increasing event ids;
-// - no request was answered with a 500.
+// - no request was answered with a 500;
+// - every message scheduled (POST /scheduled_messages) to come due during the crashes was sent
+//   exactly once, none failed.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,6 +17,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { openEmptyDatabase, serverUrl, type TestDatabase } from '../helpers/database.js';
 import {
+  apiCall,
   assertConsumersComplete,
   cliUser,
   consume,
@@ -33,12 +36,26 @@ import {
   type Client,
   type Target,
 } from '../helpers/load-clients.js';
+
+/** Polls an asynchronous condition until it holds or `ms` pass. */
+async function withinAsync(ms: number, cond: () => Promise<boolean>): Promise<boolean> {
+  const until = Date.now() + ms;
+  while (Date.now() < until) {
+    if (await cond()) return true;
+    await sleep(100);
+  }
+  return cond();
+}
 import { freePort, startServerProcess, type RunningServer } from '../helpers/process.js';
 
 const KILLS = Math.max(1, Number(process.env.CRASH_KILLS ?? 20));
 /** The issue's bound: serving resumes within 5 s of each restart. */
 const RESUME_BOUND_MS = 5_000;
 const CHANNEL = 'crash';
+/** A private channel of the scheduling user's alone: the consumers above never see its messages. */
+const LATER_CHANNEL = 'crash-later';
+/** Scheduled messages, one coming due each second from the third on (about as long as the kills last). */
+const SCHEDULED = 30;
 
 interface Restart {
   /** Spawn to /health answering 200. */
@@ -110,6 +127,8 @@ export function crashSuite(backend: 'embedded' | 'postgres'): void {
   let stored = new Map<string, number[]>();
   let owner: Client;
   let senders: Client[] = [];
+  let scheduler: Client;
+  let lastDueMs = 0;
 
   t.before(async () => {
     owner = await h.open();
@@ -123,6 +142,21 @@ export function crashSuite(backend: 'embedded' | 'postgres'): void {
       await registerConsumer(h, ann, 'ann (a sender): message events', { event_types: '["message"]' }),
     );
     senders = [ann, ben, cid];
+    scheduler = await h.createUser('fay');
+    const made = await apiCall(h, scheduler, 'POST', '/users/me/subscriptions', { subscriptions: JSON.stringify([{ name: LATER_CHANNEL }]), invite_only: 'true' });
+    assert.is(made.status, 200, JSON.stringify(made.body));
+    const first = Math.ceil(Date.now() / 1000) + 3;
+    for (let k = 0; k < SCHEDULED; k++) {
+      const r = await apiCall(h, scheduler, 'POST', '/scheduled_messages', {
+        type: 'stream',
+        to: LATER_CHANNEL,
+        topic: 'later',
+        content: `scheduled ${k}`,
+        scheduled_delivery_timestamp: String(first + k),
+      });
+      assert.is(r.status, 200, JSON.stringify(r.body));
+    }
+    lastDueMs = (first + SCHEDULED - 1) * 1000;
   });
   t.after(() => h.close());
 
@@ -170,6 +204,17 @@ export function crashSuite(backend: 'embedded' | 'postgres'): void {
 
   t('every consumer received every message event exactly once, with strictly increasing ids', () => {
     assertConsumersComplete(log);
+  });
+
+  t('every message scheduled to come due during the crashes was sent exactly once', async () => {
+    const pending = async () => (await apiCall(h, scheduler, 'GET', '/scheduled_messages', {})).body.scheduled_messages as unknown[] | undefined;
+    await sleep(Math.max(0, lastDueMs - Date.now()));
+    const left = async () => ((await pending()) ?? [null]).length;
+    assert.ok(await withinAsync(15_000, async () => (await left()) === 0), `${await left()} of ${SCHEDULED} still scheduled`);
+    const sent = await storedMessages(h, scheduler, LATER_CHANNEL);
+    const wrong = Array.from({ length: SCHEDULED }, (_, k) => `scheduled ${k}`).filter((c) => sent.get(c)?.length !== 1);
+    assert.equal(wrong.map((c) => `${c}: ${sent.get(c)?.length ?? 0} copies`), []);
+    assert.is(sent.size, SCHEDULED, 'nothing else in the channel');
   });
 
   t('after the crashes a graceful stop still exits 0', async () => {
