@@ -116,6 +116,8 @@ export const REALM_GROUP_SETTING_RULES: Readonly<Record<string, { forbidden?: re
     ],
   },
   can_create_web_public_channel_group: { systemGroupsOnly: true, forbidden: [SystemGroup.internet, SystemGroup.everyone] },
+  // Guests never create groups, so role:everyone would promise what it does not give.
+  can_create_groups: { forbidden: [SystemGroup.internet, SystemGroup.everyone] },
   can_invite_users_group: { forbidden: [SystemGroup.internet, SystemGroup.everyone] },
   create_multiuse_invite_group: { forbidden: [SystemGroup.internet, SystemGroup.everyone] },
   can_manage_all_groups: { forbidden: [SystemGroup.internet, SystemGroup.everyone] },

@@ -1,6 +1,7 @@
 // The `realm` members of POST /register: organization settings as `realm_*`, server limits and
 // timings clients need.
 import { dummyEmailDomain } from '../../domain/emails.js';
+import { SERVER_SUPPORTED_PERMISSION_SETTINGS } from '../../domain/permission-settings.js';
 import { DEFAULT_EXTERNAL_ACCOUNTS } from '../../domain/profile-fields.js';
 import { realmSettingsSchema } from '../../domain/realm-settings.js';
 import { realmIconUrl } from '../endpoints/server.js';
@@ -38,6 +39,7 @@ export const realmState: StateProvider = {
       realm_email_auth_enabled: true,
       realm_password_auth_enabled: true,
       realm_push_notifications_enabled: app.config.pushServiceUrl !== undefined,
+      server_supported_permission_settings: SERVER_SUPPORTED_PERMISSION_SETTINGS,
       realm_push_notifications_enabled_end_timestamp: null,
       realm_upload_quota_mib: null,
       realm_plan_type: 1,
