@@ -45,15 +45,17 @@ export interface NewUser {
   apiKeySealed: Buffer;
   timezone?: string;
   settings?: UserSettings;
+  /** Epoch milliseconds, by the server's clock (the waiting period counts from it). */
+  dateJoinedMs: number;
 }
 
 export function insertUser(db: CommonQueryMethods, u: NewUser): Promise<UserRow> {
   return db.one(sql.type(userRow)`
     INSERT INTO users (realm_id, email, delivery_email, full_name, role, is_bot, bot_type, bot_owner_id,
-                       password_hash, api_key_hash, api_key_sealed, timezone, settings)
+                       password_hash, api_key_hash, api_key_sealed, timezone, settings, date_joined)
     VALUES (${u.realmId}, ${u.email}, ${u.deliveryEmail}, ${u.fullName}, ${u.role}, ${u.isBot}, ${u.botType},
             ${u.botOwnerId}, ${u.passwordHash}, ${sql.binary(u.apiKeyHash)}, ${sql.binary(u.apiKeySealed)},
-            ${u.timezone ?? ''}, ${sql.jsonb(u.settings ? storedUserSettings(u.settings) : {})})
+            ${u.timezone ?? ''}, ${sql.jsonb(u.settings ? storedUserSettings(u.settings) : {})}, to_timestamp(${u.dateJoinedMs / 1000}))
     RETURNING ${columns}`);
 }
 
@@ -140,12 +142,13 @@ export async function insertMembers(
   role: number,
   settings: UserSettings,
   rows: ReadonlyArray<{ readonly email: string; readonly fullName: string; readonly apiKeyHash: Buffer; readonly apiKeySealed: Buffer }>,
+  dateJoinedMs: number,
 ): Promise<readonly UserRow[]> {
   const hex = (b: Buffer) => b.toString('hex');
   const inserted = await db.any(sql.type(userRow)`
-    INSERT INTO users (realm_id, email, delivery_email, full_name, role, is_bot, api_key_hash, api_key_sealed, settings)
+    INSERT INTO users (realm_id, email, delivery_email, full_name, role, is_bot, api_key_hash, api_key_sealed, settings, date_joined)
     SELECT ${realmId}, r.email, r.email, r.full_name, ${role}, false, decode(r.hash, 'hex'), decode(r.sealed, 'hex'),
-           ${sql.jsonb(storedUserSettings(settings))}
+           ${sql.jsonb(storedUserSettings(settings))}, to_timestamp(${dateJoinedMs / 1000})
     FROM unnest(${sql.array(rows.map((r) => r.email), 'text')}::text[], ${sql.array(rows.map((r) => r.fullName), 'text')}::text[],
                 ${sql.array(rows.map((r) => hex(r.apiKeyHash)), 'text')}::text[], ${sql.array(rows.map((r) => hex(r.apiKeySealed)), 'text')}::text[])
          WITH ORDINALITY AS r(email, full_name, hash, sealed, n)

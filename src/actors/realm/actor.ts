@@ -12,6 +12,7 @@ import type { Services } from '../../services.js';
 import { RealmPresence } from '../presence/realm-presence.js';
 import { RealmQueues } from '../queues/realm-queues.js';
 import { Conversations } from '../conversations/conversations.js';
+import { FullMemberClock } from './full-members.js';
 import { realmCommands, type CommandInput, type CommandName, type CommandOutput } from './commands.js';
 import { loadRealmState, type RealmState } from './state.js';
 
@@ -39,6 +40,8 @@ export class RealmHandle {
   readonly presence: RealmPresence;
   /** The owners of message writes below the realm actor (channels, direct messages, users). */
   readonly conversations: Conversations;
+  /** When accounts come of age for role:fullmembers. */
+  readonly fullMembers: FullMemberClock;
 
   constructor(
     readonly services: Services,
@@ -56,6 +59,8 @@ export class RealmHandle {
     this.queues = new RealmQueues(this);
     this.presence = new RealmPresence(this);
     this.conversations = new Conversations(this);
+    this.fullMembers = new FullMemberClock(this);
+    this.fullMembers.rearm();
   }
 
   get id(): number {

@@ -1,6 +1,7 @@
 // The realm actor's command table: one spread per resource module. A command is
 // `(ctx: RealmContext, input) => Promise<output>`; RealmHandle.ask is typed from this table.
 import { channelFolderCommands } from './channel-folders.js';
+import { fullMemberCommands } from './full-members.js';
 import { groupCommands } from './groups.js';
 import { invitationCommands } from './invitations.js';
 import { pushCommands } from './push-devices.js';
@@ -21,6 +22,7 @@ export const realmCommands = {
   ...userCommands,
   ...userSeedCommands,
   ...groupCommands,
+  ...fullMemberCommands,
   ...channelFolderCommands,
   ...pushCommands,
   ...invitationCommands,

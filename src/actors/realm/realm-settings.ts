@@ -17,6 +17,7 @@ import type { UserSettingName, UserSettingValue } from '../../domain/user-settin
 import * as domains from '../../store/realm-domains.js';
 import { channelExists, updateRealm } from '../../store/realms.js';
 import type { RealmContext } from './actor.js';
+import { applyFullMembersChange, fullMembersChange, writeFullMembersChange } from './full-members.js';
 import type { RealmState } from './state.js';
 import {
   applyStoredGroupSettings,
@@ -89,6 +90,12 @@ async function updateRealmSettings(ctx: RealmContext, input: UpdateRealmInput): 
       }
       const settings: RealmSettings = { ...r.settings, ...Object.fromEntries(scalars), groups };
       await updateRealm(tx, state.id, { name, description, settings });
+      // A new waiting period moves accounts into or out of role:fullmembers at once.
+      const fullMembers =
+        settings.waiting_period_threshold !== r.settings.waiting_period_threshold
+          ? fullMembersChange(state, settings.waiting_period_threshold, ctx.services.clock.now())
+          : null;
+      if (fullMembers) await writeFullMembersChange(tx, emit, state, fullMembers);
       const changed: Record<string, unknown> = {};
       if (name !== undefined) {
         emit(realmEvent.build({ op: 'update', property: 'name', value: name }, all));
@@ -107,11 +114,15 @@ async function updateRealmSettings(ctx: RealmContext, input: UpdateRealmInput): 
         emit(realmEvent.build({ op: 'update_dict', property: 'default', data: groupData }, all));
         Object.assign(changed, groupData);
       }
-      return { settings, stored, changed };
+      return { settings, stored, changed, fullMembers };
     },
-    ({ settings, stored }) => {
+    ({ settings, stored, fullMembers }) => {
       applyStoredGroupSettings(state, stored);
       state.realm = { ...state.realm, settings, name: name ?? state.realm.name, description: description ?? state.realm.description };
+      if (fullMembers) {
+        applyFullMembersChange(state, fullMembers);
+        ctx.realm.fullMembers.rearm();
+      }
     },
   ).then((x) => x.changed);
 }

@@ -48,12 +48,11 @@ async function createMany(ctx: RealmContext, input: CreateManyInput): Promise<Cr
     apiKeySealed: sealApiKey(services.secret, keys[i]!),
   }));
   // New accounts are not yet full members when the organization has a waiting period.
-  const groupIds = directSystemGroups(Role.member, isFullMember(services.clock.now(), state.realm.settings.waiting_period_threshold, services.clock.now())).map(
-    (g) => state.systemGroupId(g),
-  );
+  const now = services.clock.now();
+  const groupIds = directSystemGroups(Role.member, isFullMember(now, state.realm.settings.waiting_period_threshold, now)).map((g) => state.systemGroupId(g));
   const created = await ctx.write(
     async (tx, emit) => {
-      const inserted = await users.insertMembers(tx, state.id, Role.member, settings, rows);
+      const inserted = await users.insertMembers(tx, state.id, Role.member, settings, rows, now);
       const apiEmails = inserted.map((r) => apiEmailFor(r.id, r.delivery_email, settings.email_address_visibility, state.realm.host));
       await users.setEmails(
         tx,
@@ -73,6 +72,7 @@ async function createMany(ctx: RealmContext, input: CreateManyInput): Promise<Cr
         const g = state.groups.get(id)!;
         state.putGroup({ ...g, members: new Set([...g.members, ...records.map((r) => r.id)]) });
       }
+      ctx.realm.fullMembers.noteJoined(now);
     },
   );
   const byEmail = new Map(rows.map((r, i) => [r.email.toLowerCase(), keys[i]!]));

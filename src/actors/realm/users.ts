@@ -108,6 +108,7 @@ async function createUser(ctx: RealmContext, input: CreateUserInput): Promise<Cr
         apiKeySealed: sealApiKey(services.secret, apiKey),
         timezone: input.timezone ?? '',
         settings,
+        dateJoinedMs: services.clock.now(),
       });
       const apiEmail = apiEmailFor(row.id, deliveryEmail, settings.email_address_visibility, state.realm.host);
       if (apiEmail !== row.email) await users.updateUser(tx, row.id, { email: apiEmail });
@@ -313,6 +314,8 @@ async function syncSystemGroups(ctx: RealmContext, tx: Parameters<typeof setSyst
 /** Mirror syncSystemGroups in the cached groups (after commit). */
 function applySystemGroups(ctx: RealmContext, u: UserRecord): void {
   const { state } = ctx;
+  // A member who is not yet a full member becomes one when the waiting period ends.
+  if (u.role === Role.member) ctx.realm.fullMembers.noteJoined(u.date_joined);
   const m = memberships(state, u, ctx.services.clock.now());
   const mine = new Set(m.mine);
   for (const id of m.all) {
