@@ -125,7 +125,9 @@ export async function createApp(o: AppOptions): Promise<App> {
         await scheduledSends.stop();
         // Parked polls are answered and cursors saved before the actors stop.
         await stopQueues();
-        await Promise.all((await realms.loadedRealms()).map((r) => r.presence.shutdown()));
+        const loaded = await realms.loadedRealms();
+        for (const r of loaded) r.fullMembers.stop();
+        await Promise.all(loaded.map((r) => r.presence.shutdown()));
         runtime.stop();
         if (!o.database) {
           // A database that is already gone has nothing left to close.

@@ -78,6 +78,13 @@ function legacyNotification(t: LegacyTokenRow, data: Record<string, unknown>): N
   return { token_kind: t.kind, token: t.token, ios_app_id: t.ios_app_id, data };
 }
 
+/** The push service answered with an error status. */
+class PushServiceRefused extends Error {
+  constructor(readonly status: number) {
+    super(`push service answered ${status}`);
+  }
+}
+
 /** One request to the push service; throws when it cannot be reached or answers with an error. */
 async function postNotifications(realm: RealmHandle, url: string, notifications: readonly Notification[]): Promise<void> {
   const res = await fetch(`${url}/notify`, {
@@ -87,12 +94,6 @@ async function postNotifications(realm: RealmHandle, url: string, notifications:
     signal: AbortSignal.timeout(SEND_TIMEOUT_MS),
   });
   if (!res.ok) throw new PushServiceRefused(res.status);
-}
-
-export class PushServiceRefused extends Error {
-  constructor(readonly status: number) {
-    super(`push service answered ${status}`);
-  }
 }
 
 /**
@@ -131,20 +132,28 @@ export async function notifyNewMessage(realm: RealmHandle, message: PushMessage,
 /** The most message ids one removal names; more go in further removals of the same request. */
 const MAX_IDS_PER_REMOVAL = 1000;
 
-/** Removals for one user's devices: the payloads name at most MAX_IDS_PER_REMOVAL messages each. */
-async function removals(realm: RealmHandle, userId: number, messageIds: readonly number[]): Promise<Notification[]> {
+/**
+ * Removals for the users' devices, one query for all their devices: each payload names at most
+ * MAX_IDS_PER_REMOVAL of a user's messages.
+ */
+async function removals(realm: RealmHandle, byUser: ReadonlyMap<number, readonly number[]>): Promise<Notification[]> {
   const { db } = realm.services;
+  const userIds = [...byUser.keys()];
   const [devices, legacy] = await Promise.all([
-    devicesOfUsers(db, [userId]),
-    realm.state.realm.settings.require_e2ee_push_notifications ? Promise.resolve([]) : legacyTokensOfUsers(db, [userId]),
+    devicesOfUsers(db, userIds),
+    realm.state.realm.settings.require_e2ee_push_notifications ? Promise.resolve([]) : legacyTokensOfUsers(db, userIds),
   ]);
   const r = realm.state.realm;
   const out: Notification[] = [];
-  for (let i = 0; i < messageIds.length; i += MAX_IDS_PER_REMOVAL) {
-    const payload = { type: 'remove', event: 'remove', realm_url: r.url, realm_name: r.name, user_id: userId, message_ids: messageIds.slice(i, i + MAX_IDS_PER_REMOVAL) };
-    const json = JSON.stringify(payload);
-    for (const d of devices) out.push(deviceNotification(d, json));
-    for (const t of legacy) out.push(legacyNotification(t, payload));
+  for (const [userId, messageIds] of byUser) {
+    const mine = devices.filter((d) => d.user_id === userId);
+    const tokens = legacy.filter((t) => t.user_id === userId);
+    for (let i = 0; i < messageIds.length; i += MAX_IDS_PER_REMOVAL) {
+      const payload = { type: 'remove', event: 'remove', realm_url: r.url, realm_name: r.name, user_id: userId, message_ids: messageIds.slice(i, i + MAX_IDS_PER_REMOVAL) };
+      const json = JSON.stringify(payload);
+      for (const d of mine) out.push(deviceNotification(d, json));
+      for (const t of tokens) out.push(legacyNotification(t, payload));
+    }
   }
   return out;
 }
@@ -160,7 +169,7 @@ export async function notifyRead(realm: RealmHandle, userId: number, messageIds:
   try {
     const pushed = [...(await takeActivePushes(realm.services.db, userId, messageIds))].sort((a, b) => a - b);
     if (pushed.length === 0) return;
-    const notifications = await removals(realm, userId, pushed);
+    const notifications = await removals(realm, new Map([[userId, pushed]]));
     if (notifications.length > 0) await postNotifications(realm, url, notifications);
   } catch (err) {
     realm.services.log.warn({ err, user: userId }, 'push removals not sent');
@@ -178,8 +187,9 @@ export async function notifyDeleted(realm: RealmHandle, messageIds: readonly num
       if (!ids) byUser.set(r.user_id, (ids = []));
       ids.push(r.message_id);
     }
-    const notifications: Notification[] = [];
-    for (const [userId, ids] of byUser) notifications.push(...(await removals(realm, userId, ids.sort((a, b) => a - b))));
+    if (byUser.size === 0) return;
+    for (const ids of byUser.values()) ids.sort((a, b) => a - b);
+    const notifications = await removals(realm, byUser);
     if (notifications.length > 0) await postNotifications(realm, url, notifications);
   } catch (err) {
     realm.services.log.warn({ err, messages: messageIds.length }, 'push removals of deleted messages not sent');

@@ -116,8 +116,9 @@ export async function deliverScheduled(ctx: WriteContext, input: { id: number })
         idempotencyKey: sendKey(row.id),
       });
     } else {
-      await accessibleMessage(realm, author, row.target_message_id ?? 0).catch(() => {
-        throw errors.badRequest('The message this reminder is about was deleted, or you can no longer read it.');
+      await accessibleMessage(realm, author, row.target_message_id ?? 0).catch((e: unknown) => {
+        // Only a refusal fails the reminder; the database being away leaves it for the next try.
+        throw isApiError(e) ? errors.badRequest('The message this reminder is about was deleted, or you can no longer read it.') : e;
       });
       const botId = await realm.ask('bot.notificationBot', null);
       messageId = await sendAutomated(realm, botId, { dmUserIds: [botId, author.id] }, row.content, { idempotencyKey: sendKey(row.id) });
