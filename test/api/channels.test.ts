@@ -185,6 +185,48 @@ create('announce: Notification Bot names new public channels in the announcement
   assertSuccess(await owner.patch('/api/v1/realm', { new_stream_announcements_stream_id: -1 }));
 });
 
+create('someone subscribed by another is told by Notification Bot, of the channels that existed before', async () => {
+  const { member, owner, bot } = cast;
+  await createChannel(owner, 'tell-a');
+  await createChannel(owner, 'tell-b');
+  const botId = await realm.handle.ask('bot.notificationBot', null);
+  const fromBot = async (u: TestUser) => {
+    const narrow = [{ operator: 'dm', operand: [botId] }];
+    const r = assertSuccess(await u.get('/api/v1/messages', { anchor: 'newest', num_before: 50, num_after: 0, narrow, apply_markdown: false }));
+    return (r.messages as Array<{ content: string }>).map((m) => m.content).filter((c) => c.includes('subscribed you'));
+  };
+  const before = { member: (await fromBot(member)).length, owner: (await fromBot(owner)).length };
+  const subscribeOthers = (names: string[], extra: Record<string, unknown> = {}) =>
+    owner.post('/api/v1/users/me/subscriptions', { subscriptions: names.map((name) => ({ name })), principals: [owner.id, member.id, bot.id], ...extra } as never);
+  const r = assertSuccess(await subscribeOthers(['tell-a', 'tell-b', 'tell-new']));
+  assert.is(r.new_subscription_messages_sent, true);
+  const owner_ = `@_**${realm.handle.state.user(owner.id)!.full_name}|${owner.id}**`;
+  assert.equal((await fromBot(member)).slice(before.member), [`${owner_} subscribed you to these channels:\n* #**tell-a**\n* #**tell-b**`]);
+  assert.is((await fromBot(owner)).length, before.owner, 'not the one who subscribed');
+  await createChannel(owner, 'tell-c');
+  const quiet = assertSuccess(await subscribeOthers(['tell-c'], { send_new_subscription_messages: false }));
+  assert.not.ok('new_subscription_messages_sent' in quiet);
+  assert.is((await fromBot(member)).length, before.member + 1, 'not when asked not to');
+  await createChannel(owner, 'tell-d');
+  assertSuccess(await subscribeOthers(['tell-d']));
+  assert.equal((await fromBot(member)).slice(before.member + 1), [`${owner_} subscribed you to the channel #**tell-d**.`]);
+  const registered = assertSuccess(await member.post('/api/v1/register', { fetch_event_types: ['realm'] }));
+  assert.is(registered.max_bulk_new_subscription_messages, 100);
+});
+
+create('more than max_bulk_new_subscription_messages users subscribed at once are not told', async () => {
+  const { owner } = cast;
+  await createChannel(owner, 'tell-many');
+  const many: TestUser[] = [];
+  for (let i = 0; i < 101; i++) many.push(await realm.createUser({ name: `Many ${i}` }));
+  const r = assertSuccess(await owner.post('/api/v1/users/me/subscriptions', { subscriptions: [{ name: 'tell-many' }], principals: many.map((u) => u.id) }));
+  assert.is(r.new_subscription_messages_sent, false);
+  assert.is(Object.keys(r.subscribed as object).length, 101);
+  const botId = await realm.handle.ask('bot.notificationBot', null);
+  const dms = assertSuccess(await many[0]!.get('/api/v1/messages', { anchor: 'newest', num_before: 5, num_after: 0, narrow: [{ operator: 'dm', operand: [botId] }] }));
+  assert.equal(dms.messages, []);
+});
+
 create('names are checked', async () => {
   const { member } = cast;
   const post = (name: string) => member.post('/api/v1/users/me/subscriptions', { subscriptions: [{ name }] });

@@ -1,7 +1,7 @@
 // Automated notices from Notification Bot after moves and resolves: "this topic was moved to …",
 // "… has marked this topic as resolved" (undone within a grace period by deleting the notice),
-// and of new channels created with `announce`. Each is an ordinary message sent by the
-// destination channel's owner.
+// of new channels created with `announce`, and to users someone else subscribed. Each is an
+// ordinary message sent by the destination conversation's owner.
 import { renderMarkdown } from '../../domain/markdown/index.js';
 import { isMeMessage } from '../../domain/message-rules.js';
 import { messageNarrowUrl } from '../../domain/narrow-url.js';
@@ -158,4 +158,44 @@ export async function announceNewChannels(realm: RealmHandle, creator: UserRecor
   } catch (err) {
     realm.services.log.warn({ err, channels: channelIds }, 'announcing new channels failed');
   }
+}
+
+/** The most users a subscription request tells of their new subscriptions (register's max_bulk_new_subscription_messages). */
+export const MAX_BULK_NEW_SUBSCRIPTION_MESSAGES = 100;
+
+/**
+ * After `actor` subscribed others: Notification Bot tells each (not bots, not the actor) which
+ * existing channels they were added to; channels the request created are left out. Nothing when
+ * more than MAX_BULK_NEW_SUBSCRIPTION_MESSAGES users would be told. Returns whether it sent them.
+ */
+export async function tellNewSubscribers(
+  realm: RealmHandle,
+  actor: UserRecord,
+  subscribed: Readonly<Record<string, readonly string[]>>,
+  createdIds: readonly number[],
+): Promise<boolean> {
+  const state = realm.state;
+  const created = new Set(createdIds.map((id) => state.channels.get(id)?.name));
+  const told: Array<[number, string[]]> = [];
+  for (const [key, names] of Object.entries(subscribed)) {
+    const u = state.user(Number(key));
+    const existing = names.filter((n) => !created.has(n));
+    if (u && u.id !== actor.id && !u.is_bot && existing.length > 0) told.push([u.id, existing]);
+  }
+  if (told.length > MAX_BULK_NEW_SUBSCRIPTION_MESSAGES) return false;
+  if (told.length === 0) return true;
+  const botId = await realm.ask('bot.notificationBot', null);
+  for (const [userId, names] of told) {
+    const links = names.map((n) => `#**${n}**`);
+    const text =
+      links.length === 1
+        ? `${silentMention(actor)} subscribed you to the channel ${links[0]}.`
+        : `${silentMention(actor)} subscribed you to these channels:\n${links.map((l) => `* ${l}`).join('\n')}`;
+    try {
+      await sendAutomated(realm, botId, { dmUserIds: [botId, userId] }, text);
+    } catch (err) {
+      realm.services.log.warn({ err, user: userId }, 'telling a user of new subscriptions failed');
+    }
+  }
+  return true;
 }

@@ -5,7 +5,7 @@
 // POST /users/me/subscriptions/properties (several), and another user's subscriptions as the
 // caller may see them (GET /users/{user_id}/subscriptions/{stream_id}, GET /users/{user_id}/channels).
 import { z } from 'zod';
-import { announceNewChannels } from '../../actors/conversations/notices.js';
+import { announceNewChannels, tellNewSubscribers } from '../../actors/conversations/notices.js';
 import type { NewChannelOptions } from '../../actors/realm/channels.js';
 import type { GroupSettingInput } from '../../actors/realm/group-settings.js';
 import { canSeeChannel } from '../../actors/realm/channel-view.js';
@@ -97,7 +97,9 @@ export const subscribe = userEndpoint(z.object(subscribeShape), async (ctx, q) =
     creation: creationOptions(q),
   });
   if (q.announce) await announceNewChannels(ctx.realm, ctx.user, result.created);
-  return { ...result.result };
+  if (!q.send_new_subscription_messages) return { ...result.result };
+  const sent = await tellNewSubscribers(ctx.realm, ctx.user, result.result.subscribed, result.created);
+  return { ...result.result, new_subscription_messages_sent: sent };
 });
 
 const createChannelShape = {

@@ -1,6 +1,7 @@
 // The `realm` members of POST /register: organization settings as `realm_*`, server limits and
 // timings clients need.
 import { dummyEmailDomain } from '../../domain/emails.js';
+import { MAX_BULK_NEW_SUBSCRIPTION_MESSAGES } from '../../actors/conversations/notices.js';
 import { SERVER_SUPPORTED_PERMISSION_SETTINGS } from '../../domain/permission-settings.js';
 import { DEFAULT_EXTERNAL_ACCOUNTS } from '../../domain/profile-fields.js';
 import { realmSettingsSchema } from '../../domain/realm-settings.js';
@@ -40,6 +41,7 @@ export const realmState: StateProvider = {
       realm_password_auth_enabled: true,
       realm_push_notifications_enabled: app.config.pushServiceUrl !== undefined,
       server_supported_permission_settings: SERVER_SUPPORTED_PERMISSION_SETTINGS,
+      max_bulk_new_subscription_messages: MAX_BULK_NEW_SUBSCRIPTION_MESSAGES,
       realm_push_notifications_enabled_end_timestamp: null,
       realm_upload_quota_mib: null,
       realm_plan_type: 1,
