@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DEFAULT_CREATION } from '../src/actors/realm/subscriptions.js';
 import { createApp, type App } from '../src/app.js';
 import { runAdminCommand } from '../src/cli/commands.js';
 import { parseConfig } from '../src/config.js';
@@ -88,12 +89,7 @@ export class Workspace {
           channels: [{ name: c.name }],
           principals: [users[0]!.id],
           authorizationErrorsFatal: true,
-          creation: {
-            kind: { inviteOnly: false, isWebPublic: false, historyPublic: true, isDefault: false, messageRetentionDays: undefined },
-            topicsPolicy: undefined,
-            folderId: null,
-            groupSettings: {},
-          },
+          creation: DEFAULT_CREATION,
         });
         const id = realm.state.channels.byName(c.name)!.id;
         // The other subscribers in one statement (the server is not running: it loads them at start).

@@ -6,15 +6,14 @@ import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import { isDatabaseUnavailable } from '../store/database.js';
 import { dueScheduled, nextDue } from '../store/scheduled-messages.js';
+import { Alarm } from './alarm.js';
 import type { RealmHandle } from './realm/actor.js';
 import type { CommonQueryMethods } from 'slonik';
 
 /** Rows handed over at once (their sends merge where they share an owner). */
 const BATCH = 50;
 /** After an unexpected failure (the database away), the next try. */
-const RETRY_MS = 15_000;
-/** Node's longest timer; a later row re-arms when this one ends. */
-const MAX_TIMER_MS = 2_147_000_000;
+export const RETRY_MS = 15_000;
 
 export interface ScheduledSendsDeps {
   readonly db: CommonQueryMethods;
@@ -24,14 +23,19 @@ export interface ScheduledSendsDeps {
 }
 
 export class ScheduledSends {
-  private timer: NodeJS.Timeout | null = null;
-  /** When the timer fires (Infinity: not armed). */
-  private armedAt = Infinity;
+  private readonly alarm: Alarm;
   private running: Promise<void> | null = null;
   private again = false;
   private stopped = false;
 
-  constructor(private readonly deps: ScheduledSendsDeps) {}
+  constructor(private readonly deps: ScheduledSendsDeps) {
+    this.alarm = new Alarm(() => deps.clock.now(), () => void this.deliverDue());
+  }
+
+  /** When the next run is due (epoch ms); null when nothing waits. */
+  get nextRun(): number | null {
+    return this.alarm.next;
+  }
 
   /** Arms the timer for the soonest row (at start: what came due while the server was down is sent now). */
   async start(): Promise<void> {
@@ -41,18 +45,13 @@ export class ScheduledSends {
 
   /** A row was scheduled (or rescheduled) for `atMs`. */
   noteDue(atMs: number): void {
-    if (this.stopped || atMs >= this.armedAt) return;
-    if (this.timer) clearTimeout(this.timer);
-    this.armedAt = atMs;
-    this.timer = setTimeout(() => void this.deliverDue(), Math.min(Math.max(0, atMs - this.deps.clock.now()), MAX_TIMER_MS));
-    this.timer.unref(); // the listening socket keeps a server alive
+    if (!this.stopped) this.alarm.armBy(atMs);
   }
 
   /** No more runs; resolves when the current one (if any) ends. */
   async stop(): Promise<void> {
     this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
+    this.alarm.disarm();
     await this.running;
   }
 
@@ -62,9 +61,7 @@ export class ScheduledSends {
    */
   deliverDue(): Promise<void> {
     if (this.stopped) return Promise.resolve();
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    this.armedAt = Infinity;
+    this.alarm.disarm();
     if (this.running) {
       this.again = true;
       return this.running;

@@ -1,11 +1,12 @@
 // Scheduled messages and reminders: scheduled, listed, edited and deleted with their events and
 // register members; checked as sends when scheduled and again when due; sent once when due (also
 // when the send is repeated after a crash, and when a start finds rows that came due meanwhile);
-// a refused send marks the row failed and Notification Bot says why.
+// an unexpected failure is tried again later; a refused send marks the row failed and
+// Notification Bot says why.
 import { sql } from 'slonik';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { ScheduledSends } from '../../src/actors/scheduled-sends.js';
+import { RETRY_MS, ScheduledSends } from '../../src/actors/scheduled-sends.js';
 import { ManualClock } from '../../src/clock.js';
 import { assertError, assertSuccess } from '../helpers/assert.js';
 import { drainEvents, expectConsistent } from '../helpers/consistency.js';
@@ -173,6 +174,24 @@ t('a send repeated after a crash (sent, not yet marked sent) posts nothing twice
   const messages = await newest(member, [{ operator: 'channel', operand: room }]);
   assert.equal(messages.map((m) => m.id), [sentAs]);
   assert.is(await db.oneFirst(sql.unsafe`SELECT delivered_message_id FROM scheduled_messages WHERE id = ${id}`), sentAs);
+});
+
+t('an unexpected failure leaves what is due as it is, for another try a little later', async () => {
+  const { member } = cast;
+  const room = await createChannel(member, 'retry-room');
+  await scheduleIn(member, 10, { type: 'stream', to: String(room), topic: 'retry', content: 'after a failure' });
+  clock.advance(10_000);
+  const { app } = server;
+  let broken = true;
+  const sends = new ScheduledSends({ db: app.db, clock, log: app.log, realm: (id) => (broken ? Promise.reject(new Error('realm unavailable')) : app.realms.get(id)) });
+  await sends.deliverDue();
+  assert.is(sends.nextRun, clock.now() + RETRY_MS, 'tried again later');
+  assert.equal((await listed(member)).map((m) => m.failed), [false], 'still scheduled, not failed');
+  broken = false;
+  await sends.deliverDue();
+  await sends.stop();
+  assert.equal(await listed(member), []);
+  assert.equal((await newest(member, [{ operator: 'channel', operand: room }])).map((m) => m.content), ['<p>after a failure</p>']);
 });
 
 t('a start sends what came due while the server was down', async () => {

@@ -31,15 +31,18 @@ export function quoteBlock(text: string): string {
   return `${fence}quote\n${text}\n${fence}`;
 }
 
-export async function sendNotice(
-  realm: RealmHandle,
-  channelId: number,
-  topic: string,
-  content: string,
-  o: { readFor?: number; kind?: number } = {},
-): Promise<number> {
+type AutomatedOptions = { readFor?: number; kind?: number; idempotencyKey?: string };
+
+/** Notification Bot's message to a channel's topic. */
+export async function sendNotice(realm: RealmHandle, channelId: number, topic: string, content: string, o: AutomatedOptions = {}): Promise<number> {
   const botId = await realm.ask('bot.notificationBot', null);
   return sendAutomated(realm, botId, { channelId, topic }, content, o);
+}
+
+/** Notification Bot's direct message to one user. */
+export async function noticeToUser(realm: RealmHandle, userId: number, content: string, o: AutomatedOptions = {}): Promise<number> {
+  const botId = await realm.ask('bot.notificationBot', null);
+  return sendAutomated(realm, botId, { dmUserIds: [botId, userId] }, content, o);
 }
 
 export type AutomatedTarget = { readonly channelId: number; readonly topic: string } | { readonly dmUserIds: readonly number[] };
@@ -60,7 +63,7 @@ export async function sendAutomated(
   botId: number,
   to: AutomatedTarget,
   content: string,
-  o: { readFor?: number; kind?: number; idempotencyKey?: string } = {},
+  o: AutomatedOptions = {},
 ): Promise<number> {
   const state = realm.state;
   const bot = state.user(botId)!;
@@ -183,8 +186,6 @@ export async function tellNewSubscribers(
     if (u && u.id !== actor.id && !u.is_bot && existing.length > 0) told.push([u.id, existing]);
   }
   if (told.length > MAX_BULK_NEW_SUBSCRIPTION_MESSAGES) return false;
-  if (told.length === 0) return true;
-  const botId = await realm.ask('bot.notificationBot', null);
   for (const [userId, names] of told) {
     const links = names.map((n) => `#**${n}**`);
     const text =
@@ -192,7 +193,7 @@ export async function tellNewSubscribers(
         ? `${silentMention(actor)} subscribed you to the channel ${links[0]}.`
         : `${silentMention(actor)} subscribed you to these channels:\n${links.map((l) => `* ${l}`).join('\n')}`;
     try {
-      await sendAutomated(realm, botId, { dmUserIds: [botId, userId] }, text);
+      await noticeToUser(realm, userId, text);
     } catch (err) {
       realm.services.log.warn({ err, user: userId }, 'telling a user of new subscriptions failed');
     }

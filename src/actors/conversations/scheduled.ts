@@ -15,7 +15,7 @@ import type { RealmHandle } from '../realm/actor.js';
 import { submitMessage } from './compose.js';
 import type { WriteContext } from './conversations.js';
 import { accessibleMessage } from './message-view.js';
-import { sendAutomated } from './notices.js';
+import { noticeToUser } from './notices.js';
 
 const seconds = (ms: number) => Math.floor(ms / 1000);
 
@@ -120,8 +120,7 @@ export async function deliverScheduled(ctx: WriteContext, input: { id: number })
         // Only a refusal fails the reminder; the database being away leaves it for the next try.
         throw isApiError(e) ? errors.badRequest('The message this reminder is about was deleted, or you can no longer read it.') : e;
       });
-      const botId = await realm.ask('bot.notificationBot', null);
-      messageId = await sendAutomated(realm, botId, { dmUserIds: [botId, author.id] }, row.content, { idempotencyKey: sendKey(row.id) });
+      messageId = await noticeToUser(realm, author.id, row.content, { idempotencyKey: sendKey(row.id) });
     }
   } catch (e) {
     if (!isApiError(e)) throw e; // tried again later
@@ -155,8 +154,7 @@ async function tellFailure(realm: RealmHandle, row: store.ScheduledRow, reason: 
   const when = `${new Date(row.deliver_at).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
   const text = `The ${what} for ${when} could not be sent: ${reason}`;
   try {
-    const botId = await realm.ask('bot.notificationBot', null);
-    await sendAutomated(realm, botId, { dmUserIds: [botId, row.sender_id] }, text);
+    await noticeToUser(realm, row.sender_id, text);
   } catch (err) {
     realm.services.log.warn({ err, scheduledMessage: row.id }, 'telling the author of a failed scheduled message failed');
   }

@@ -2,6 +2,7 @@
 // heap by time. A Node timer per queue cost about 250 bytes (the Timeout, its closure, its times
 // and, with jittered durations, a timer list per distinct duration); a place in the heap costs an
 // array slot, eight bytes of a typed array for the time, and the index a queue keeps.
+import { MAX_TIMER_MS } from '../alarm.js';
 
 /** What the heap keeps on each item: where it is in the heap (-1: not in it). */
 export interface Scheduled {
@@ -87,7 +88,7 @@ export class Deadlines<T extends Scheduled> {
     if (first >= this.armedAt) return;
     if (this.timer) clearTimeout(this.timer);
     this.armedAt = first;
-    this.timer = setTimeout(() => this.fire(), Math.max(0, Math.min(first - this.now(), 2_147_000_000)));
+    this.timer = setTimeout(() => this.fire(), Math.max(0, Math.min(first - this.now(), MAX_TIMER_MS)));
     this.timer.unref(); // the listening socket keeps a server alive, not its queues
   }
 

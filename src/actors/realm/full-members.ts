@@ -2,6 +2,7 @@
 // days old. Computed when an account is created or its role changes (users.ts); here, the rest:
 // when the threshold changes (in PATCH /realm's transaction), and when accounts come of age, by
 // a timer of the organization's armed for the next account to cross the threshold.
+import { Alarm } from '../alarm.js';
 import type { Emit } from '../realm-events.js';
 import { userGroupEvent } from '../../domain/events/user-group.js';
 import { Role } from '../../domain/roles.js';
@@ -12,8 +13,8 @@ import type { RealmContext, RealmHandle } from './actor.js';
 import type { RealmState } from './state.js';
 
 const DAY_MS = 86_400_000;
-/** Node's longest timer; a later crossing re-arms when this one ends. */
-const MAX_TIMER_MS = 2_147_000_000;
+/** After a failed check, the next try. */
+const RETRY_MS = 60_000;
 
 export interface FullMembersChange {
   readonly added: readonly number[];
@@ -77,14 +78,22 @@ export const fullMemberCommands = {
 
 /** The organization's timer for the next account to come of age. */
 export class FullMemberClock {
-  private timer: NodeJS.Timeout | null = null;
-  private armedAt = Infinity;
+  private readonly alarm: Alarm;
 
-  constructor(private readonly realm: RealmHandle) {}
+  constructor(private readonly realm: RealmHandle) {
+    this.alarm = new Alarm(
+      () => realm.services.clock.now(),
+      () =>
+        void this.sync().catch((err: unknown) => {
+          realm.services.log.warn({ err, realm: realm.id }, 'updating role:fullmembers failed; trying again in a minute');
+          this.alarm.armBy(realm.services.clock.now() + RETRY_MS);
+        }),
+    );
+  }
 
   /** When the timer fires next (epoch ms); null when no account is waiting. */
   get nextCheck(): number | null {
-    return this.armedAt === Infinity ? null : this.armedAt;
+    return this.alarm.next;
   }
 
   /** Arms for the next crossing among the accounts now (after a load, a sync or a threshold change). */
@@ -99,15 +108,15 @@ export class FullMemberClock {
         if (u.role === Role.member && at > now && at < next) next = at;
       }
     }
-    this.disarm();
-    if (next < Infinity) this.arm(next);
+    this.alarm.disarm();
+    if (next < Infinity) this.alarm.armBy(next);
   }
 
   /** A member-role account that joined at `dateJoinedMs` (created now, or given the member role). */
   noteJoined(dateJoinedMs: number): void {
     const days = this.realm.state.realm.settings.waiting_period_threshold;
     const at = dateJoinedMs + days * DAY_MS;
-    if (days > 0 && at > this.realm.services.clock.now() && at < this.armedAt) this.arm(at);
+    if (days > 0 && at > this.realm.services.clock.now()) this.alarm.armBy(at);
   }
 
   /** Brings role:fullmembers up to date now and arms for the next crossing. */
@@ -118,27 +127,6 @@ export class FullMemberClock {
   }
 
   stop(): void {
-    this.disarm();
-  }
-
-  private arm(atMs: number): void {
-    this.disarm();
-    this.armedAt = atMs;
-    const wait = Math.min(Math.max(0, atMs - this.realm.services.clock.now()), MAX_TIMER_MS);
-    this.timer = setTimeout(() => {
-      this.timer = null;
-      this.armedAt = Infinity;
-      this.sync().catch((err: unknown) => {
-        this.realm.services.log.warn({ err, realm: this.realm.id }, 'updating role:fullmembers failed; trying again in a minute');
-        this.arm(this.realm.services.clock.now() + 60_000);
-      });
-    }, wait);
-    this.timer.unref();
-  }
-
-  private disarm(): void {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    this.armedAt = Infinity;
+    this.alarm.disarm();
   }
 }
