@@ -1,6 +1,8 @@
 // Just enough of the Chrome DevTools Protocol to ask a child process, started with
-// `--inspect=127.0.0.1:0`, for a full garbage collection. The capacity scenario reads memory after
-// one, so that the reading is what a process holds, not garbage a burst of work left behind.
+// `--inspect=127.0.0.1:0`, for a full garbage collection (the capacity scenario reads memory after
+// one, so that the reading is what a process holds, not garbage a burst of work left behind) and
+// for a heap snapshot (what holds that memory: bench/heap-diff.ts compares two).
+import { writeFile } from 'node:fs/promises';
 import WebSocket from 'ws';
 
 /** The URL a child prints on stderr when its inspector listens. */
@@ -9,10 +11,13 @@ const LISTENING = /Debugger listening on (ws:\/\/127\.0\.0\.1:\d+\/[\w-]+)/;
 export class Inspector {
   private next = 0;
   private readonly pending = new Map<number, { resolve: (result: unknown) => void; reject: (e: Error) => void }>();
+  /** The chunks of the heap snapshot being taken, which arrive as events before its answer. */
+  private chunks: string[] | null = null;
 
   private constructor(private readonly socket: WebSocket) {
     socket.on('message', (data: Buffer) => {
-      const m = JSON.parse(data.toString('utf8')) as { id?: number; result?: unknown; error?: { message: string } };
+      const m = JSON.parse(data.toString('utf8')) as { id?: number; method?: string; params?: { chunk?: string }; result?: unknown; error?: { message: string } };
+      if (m.method === 'HeapProfiler.addHeapSnapshotChunk') this.chunks?.push(m.params!.chunk!);
       const p = m.id === undefined ? undefined : this.pending.get(m.id);
       if (!p) return; // an event, not an answer
       this.pending.delete(m.id!);
@@ -49,12 +54,12 @@ export class Inspector {
     return new Inspector(socket);
   }
 
-  /** A protocol method without parameters; its result. */
-  call(method: string): Promise<unknown> {
+  /** A protocol method; its result. */
+  call(method: string, params?: Record<string, unknown>): Promise<unknown> {
     const id = ++this.next;
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
-      this.socket.send(JSON.stringify({ id, method }));
+      this.socket.send(JSON.stringify({ id, method, params }));
     });
   }
 
@@ -78,6 +83,17 @@ export class Inspector {
     // The collection returns pages to the system as it sweeps: give the sweeper a moment.
     await new Promise((r) => setTimeout(r, 500));
     return { usage: server.usage(), heapBytes };
+  }
+
+  /** A heap snapshot (which collects garbage first), written to `file` in DevTools' format. */
+  async heapSnapshot(file: string): Promise<void> {
+    this.chunks = [];
+    try {
+      await this.call('HeapProfiler.takeHeapSnapshot', { reportProgress: false });
+      await writeFile(file, this.chunks.join(''));
+    } finally {
+      this.chunks = null;
+    }
   }
 
   close(): void {

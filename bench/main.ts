@@ -45,6 +45,9 @@ options:
   --generators G     load-generator processes (default: enough for 5,000 connections each, at least 2)
   --cpu-prof DIR     write Parley's CPU profile (node --cpu-prof) into DIR
   --heap-prof DIR    write Parley's sampled allocation profile (node --heap-prof) into DIR
+  --heap-snapshots DIR
+                     capacity: write Parley's heap snapshots at N / 3 and N parked into DIR,
+                     after the readings (compare them with node dist/bench/heap-diff.js A B N)
   --server-env K=V   a setting (environment variable) for every Parley the scenarios start,
                      e.g. QUEUE_ANSWER_INTERVAL_MS=10; repeatable; a scenario's own settings win
   --smoke            tiny sizes and 1-second loops: proves a scenario runs, measures nothing
@@ -155,6 +158,7 @@ async function main(): Promise<number> {
       generators: { type: 'string' },
       'cpu-prof': { type: 'string' },
       'heap-prof': { type: 'string' },
+      'heap-snapshots': { type: 'string' },
       'server-env': { type: 'string', multiple: true },
       smoke: { type: 'boolean' },
       out: { type: 'string' },
@@ -180,13 +184,13 @@ async function main(): Promise<number> {
     turns: Math.max(1, Math.round(num(values.turns, smoke ? 2 : 5))),
     smoke,
     serverUrl: values['database-url'] ?? (process.env.DATABASE_URL || undefined),
-    profile: { cpuDir: values['cpu-prof'], heapDir: values['heap-prof'] },
+    profile: { cpuDir: values['cpu-prof'], heapDir: values['heap-prof'], snapshotDir: values['heap-snapshots'] },
     concurrency: values.concurrency === undefined ? undefined : num(values.concurrency, 1),
     sizes,
     serverEnv: parseServerEnv(values['server-env'] ?? []),
     quiet: false,
   };
-  for (const dir of [options.profile.cpuDir, options.profile.heapDir]) if (dir) mkdirSync(dir, { recursive: true });
+  for (const dir of [options.profile.cpuDir, options.profile.heapDir, options.profile.snapshotDir]) if (dir) mkdirSync(dir, { recursive: true });
   const largest = Math.max(15_000, ...(sizes ?? [0]));
   const generators = num(values.generators, Math.max(2, Math.ceil(largest / MAX_CLIENTS_PER_GENERATOR)));
   const names = what === 'all' ? Object.keys(SCENARIOS) : [what];

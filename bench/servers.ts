@@ -91,6 +91,8 @@ export interface Profiling {
   readonly cpuDir?: string | undefined;
   /** node --heap-prof (sampled allocations still live or not, with their stacks) */
   readonly heapDir?: string | undefined;
+  /** Heap snapshots of Parley, where a scenario takes them (capacity: at N / 3 and N parked). */
+  readonly snapshotDir?: string | undefined;
 }
 
 export function profilingArgs(p: Profiling | undefined): string[] {

@@ -1,6 +1,7 @@
 // Capacity: N parked long-polls, each on its own queue, in one Parley process, against R2's
 // memory per parked request. Restart: N queues with unacknowledged events survive a restart and
 // answer within 2 s of the process starting, against a bare uWS process's start.
+import { join } from 'node:path';
 import { usageOnly, type Comparison } from '../report.js';
 import { Inspector } from '../inspector.js';
 import { startReference, type Usage } from '../servers.js';
@@ -49,13 +50,15 @@ const firstStep = (n: number) => Math.ceil(n / 3);
 
 /**
  * Park N in two steps, the first third then the rest, and read memory before, between and after.
- * `park(from, to)` parks clients [from, to) and resolves once the server holds them.
+ * `park(from, to)` parks clients [from, to) and resolves once the server holds them; `read(point)`,
+ * when given, runs after the readings at a third of N and at N.
  */
 export async function readWhileParking(
   inspector: Pick<Inspector, 'collectedUsage'>,
   server: { usage(): Usage },
   n: number,
   park: (from: number, to: number) => Promise<void>,
+  read?: (point: 'third' | 'all') => Promise<void>,
 ): Promise<Readings> {
   const third = firstStep(n);
   const before = server.usage().anonBytes;
@@ -63,10 +66,12 @@ export async function readWhileParking(
   await park(0, third);
   await settle();
   const collectedThird = await held(inspector, server);
+  await read?.('third');
   await park(third, n);
   await settle();
   const atOnce = server.usage().anonBytes;
   const collectedAll = await held(inspector, server);
+  await read?.('all');
   return {
     collected: [collectedBefore.anon, collectedThird.anon, collectedAll.anon],
     atOnce: [before, atOnce],
@@ -136,6 +141,7 @@ export async function capacity(ctx: Context): Promise<Comparison[]> {
     inspect: true,
   });
   const inspector = await Inspector.connect(server);
+  const snapshotDir = ctx.options.profile.snapshotDir;
   let held: number;
   let memory: Readings;
   let usage;
@@ -161,6 +167,10 @@ export async function capacity(ctx: Context): Promise<Comparison[]> {
       );
       if (p.failed > 0) throw new Error(`capacity: ${p.failed} long-polls failed: ${p.firstError}\n${server.output().slice(-3000)}`);
       await waitFor('Parley parked', async () => (await metric(server.port, 'parley_parked_long_polls')) >= to, 120_000, 100);
+    }, snapshotDir === undefined ? undefined : async (point) => {
+      const file = join(snapshotDir, `capacity-${n}-${point}.heapsnapshot`);
+      ctx.progress(`capacity Parley: heap snapshot ${file}`);
+      await inspector.heapSnapshot(file);
     });
     held = await metric(server.port, 'parley_parked_long_polls');
     usage = server.usage();

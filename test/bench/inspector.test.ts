@@ -2,7 +2,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Inspector } from '../../bench/inspector.js';
+import { diff, kinds } from '../../bench/heap-diff.js';
 import { usage } from '../../bench/servers.js';
 
 const t = suite('bench inspector');
@@ -67,6 +71,54 @@ t('a full collection gives the garbage back, and protocol errors are rejections'
   } finally {
     inspector.close();
     proc.kill();
+  }
+});
+
+t('two heap snapshots give what grew between them, by kind of object', async () => {
+  // A child holding 1,000 Markers, and 3,000 more once told: the snapshots bracket the growth.
+  const script = [
+    'class Marker { constructor(i) { this.i = i; this.next = null; } }',
+    'const held = Array.from({ length: 1000 }, (_, i) => new Marker(i));',
+    'process.stdin.once("data", () => { for (let i = 0; i < 3000; i++) held.push(new Marker(i)); process.stdout.write("grew\\n"); });',
+    'process.stdout.write("holding\\n");',
+  ].join('\n');
+  const proc = spawn(process.execPath, ['--inspect=127.0.0.1:0', '-e', script], { stdio: ['pipe', 'pipe', 'pipe'] });
+  let err = '';
+  let out = '';
+  proc.stderr!.on('data', (d: Buffer) => (err += d.toString()));
+  proc.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+  const dir = mkdtempSync(join(tmpdir(), 'parley-snapshots-'));
+  const until = async (word: string) => {
+    for (const t0 = Date.now(); !out.includes(word); await new Promise((r) => setTimeout(r, 20))) {
+      if (Date.now() - t0 > 10_000) throw new Error(`no ${word}: ${err}${out}`);
+    }
+  };
+  try {
+    await until('holding');
+    const inspector = await Inspector.connect({ output: () => err });
+    try {
+      await inspector.heapSnapshot(join(dir, 'a.heapsnapshot'));
+      proc.stdin!.write('grow\n');
+      await until('grew');
+      await inspector.heapSnapshot(join(dir, 'b.heapsnapshot'));
+    } finally {
+      inspector.close();
+    }
+    const read = (f: string) => kinds(JSON.parse(readFileSync(join(dir, f), 'utf8')) as Parameters<typeof kinds>[0]);
+    const a = read('a.heapsnapshot');
+    assert.is(a.get('Marker (object)')?.count, 1000);
+    const grown = diff(a, read('b.heapsnapshot'));
+    const marker = grown.find((r) => r.kind === 'Marker (object)');
+    assert.is(marker?.count, 3000);
+    // Each Marker is a header of three words and its two fields.
+    assert.is(marker?.bytes, 3000 * a.get('Marker (object)')!.bytes / 1000);
+    assert.ok(marker!.bytes >= 3000 * 40, `${marker!.bytes} bytes`);
+    // Largest change in bytes first.
+    const sizes = grown.map((r) => Math.abs(r.bytes));
+    assert.equal(sizes, [...sizes].sort((x, y) => y - x));
+  } finally {
+    proc.kill();
+    rmSync(dir, { recursive: true, force: true });
   }
 });
 
