@@ -5,6 +5,7 @@
 // - no actor awaits slow work on behalf of another, and parents keep few children.
 import nact from 'nact';
 import type { Ref } from 'nact';
+import nactActor from 'nact/lib/actor.js';
 import type { Logger } from 'pino';
 import { errors } from '../domain/errors.js';
 
@@ -65,7 +66,14 @@ export function reply<T>(to: Ref<Reply<T>>, r: Reply<T>): void {
 export const dispatch = <T>(ref: Ref<T>, msg: T): void => nact.dispatch(ref, msg);
 export const stopActor = (ref: Ref<unknown>): void => nact.stop(ref);
 
-type CrashPolicy = (msg: unknown, err: unknown, ctx: { resume: symbol; path: { toString(): string } }) => symbol;
+type CrashContext = { resume: symbol; path: { toString(): string } };
+type CrashPolicy = (msg: unknown, err: unknown, ctx: CrashContext) => symbol;
+
+/** Every actor's supervision policy: the bug is logged and the actor resumes with its next message. */
+export function logAndResume(log: Logger, msg: unknown, err: unknown, ctx: CrashContext): symbol {
+  log.error({ err, actor: ctx.path.toString(), kind: (msg as { kind?: string } | undefined)?.kind }, 'actor crashed; resuming');
+  return ctx.resume;
+}
 
 /** One policy per logger, shared by its actors (thousands of queue actors each held a closure). */
 const crashPolicies = new WeakMap<Logger, CrashPolicy>();
@@ -73,13 +81,54 @@ const crashPolicies = new WeakMap<Logger, CrashPolicy>();
 function crashPolicy(log: Logger): CrashPolicy {
   let policy = crashPolicies.get(log);
   if (!policy) {
-    policy = (msg, err, ctx) => {
-      log.error({ err, actor: ctx.path.toString(), kind: (msg as { kind?: string } | undefined)?.kind }, 'actor crashed; resuming');
-      return ctx.resume;
-    };
+    policy = (msg, err, ctx) => logAndResume(log, msg, err, ctx);
     crashPolicies.set(log, policy);
   }
   return policy;
+}
+
+/**
+ * nact's actor class, as the base of an actor that is its own state: one object where an actor
+ * and the state it holds were two (80 bytes more, with one actor per event queue). The instance
+ * is the actor and its reference; the subclass gives, on its prototype, nact's `f(state, msg)`
+ * and `onCrash` (see logAndResume); `state` is the instance. `new` spawns it as a child of `parent`, a
+ * running actor (not the system), under `name`, unique among the parent's children.
+ */
+export abstract class SelfActor extends (nactActor.Actor as abstract new (parent: Ref<never>, name: string) => object) {
+  /** The actor's name among its parent's children. */
+  declare readonly name: string;
+
+  constructor(parent: Ref<never>, name: string) {
+    // nact's spawn resolves a reference to what it names; here the parent is an actor itself.
+    if (!(parent instanceof nactActor.Actor) || (parent as { stopped?: boolean }).stopped) {
+      throw new Error(`${name}: its parent is to be a running actor (not the system)`);
+    }
+    super(parent, name);
+  }
+
+  /** nact's state for the handler, from the start: the actor itself (no field of nact's holds it). */
+  get initialState(): this {
+    return this;
+  }
+
+  get state(): this {
+    return this;
+  }
+
+  /** What the handler returned: itself, always (a handler that returned another state is a bug). */
+  set state(next: this) {
+    if (next !== this) throw new Error(`${this.name}: a handler returned another state`);
+  }
+}
+
+/** The running child of an actor named `name`: nact's map of its children, read directly. */
+export function childNamed(parent: Ref<never>, name: string): unknown {
+  return (parent as unknown as { children: ReadonlyMap<string, unknown> }).children.get(name);
+}
+
+/** The running children of an actor. */
+export function childrenOf(parent: Ref<never>): IterableIterator<unknown> {
+  return (parent as unknown as { children: ReadonlyMap<string, unknown> }).children.values();
 }
 
 /**

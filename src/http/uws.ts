@@ -220,13 +220,13 @@ const FINISHED = HANGUP_FREE_BIT;
  * request's Hangup, so that a parked request is this one object (and uWS's response and abort
  * handler).
  */
-class UwsExchange extends Exchange {
-  constructor(
-    readonly res: uWS.HttpResponse,
-    private readonly requests: Requests,
-  ) {
+abstract class UwsExchange extends Exchange {
+  constructor(readonly res: uWS.HttpResponse) {
     super();
   }
+
+  /** What the requests of its server share: on the prototype of the server's subclass, not a field of each. */
+  protected abstract get requests(): Requests;
 
   /** Answered or aborted: `res` is not to be written again (a bit of Hangup's field). */
   get finished(): boolean {
@@ -274,6 +274,11 @@ export function startHttpServer(o: HttpServerOptions): Promise<HttpServer> {
     new BodyDeadlines(o.bodyTimeoutMs, (x) => x.finish(errorResponse(errors.requestTimeout()), true)),
     o.log,
   );
+  class ServerExchange extends UwsExchange {
+    protected get requests(): Requests {
+      return requests;
+    }
+  }
 
   /** The dispatch of one request. Its request (headers and all) is referenced by dispatch alone. */
   const run = (x: UwsExchange, request: UwsRequest) => {
@@ -318,7 +323,7 @@ export function startHttpServer(o: HttpServerOptions): Promise<HttpServer> {
     const method = req.getCaseSensitiveMethod().toUpperCase();
     const path = req.getUrl();
     const query = req.getQuery() ?? '';
-    const x = new UwsExchange(res, requests);
+    const x = new ServerExchange(res);
     res.onAborted(x.abort.bind(x)); // bound: no closure and context of this handler kept
 
     const length = headers['content-length'];

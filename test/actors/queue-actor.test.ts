@@ -13,6 +13,7 @@ import { Deadlines } from '../../src/actors/queues/deadlines.js';
 import { PresentationCache, type EventsJson } from '../../src/actors/queues/presentation.js';
 import { Delivery, EventQueue, type PollAnswer, type QueueEnvironment, type Responder } from '../../src/actors/queues/event-queue.js';
 import { queueActor } from '../../src/actors/queues/queue-actor.js';
+import { spawnActor, startRuntime, type ActorRuntime } from '../../src/actors/runtime.js';
 
 const INTERVAL = 20;
 
@@ -21,6 +22,9 @@ const realm: RealmLookup = {
   user: () => undefined,
   canAccessUser: () => true,
 };
+
+let runtime: ActorRuntime;
+let buckets = 0;
 
 /** A queue of user 1 that takes every event, on a manual clock that starts `sinceEpoch` ms after its registry's epoch. */
 function makeQueue(interval = INTERVAL, sinceEpoch = 0): { q: EventQueue; clock: ManualClock; deadlines: Deadlines<EventQueue> } {
@@ -41,7 +45,9 @@ function makeQueue(interval = INTERVAL, sinceEpoch = 0): { q: EventQueue; clock:
     log: pino({ level: 'silent' }),
   };
   const descriptor = { eventTypes: null, narrow: [], allPublicStreams: false, capabilities: NO_CAPABILITIES, applyMarkdown: true, clientExtavatar: false };
-  const q = new EventQueue('q1', 1, descriptor, 600, 0, 0, clock.now(), env);
+  // Its own parent: each test's queue is named q1.
+  const parent = spawnActor<null, never>(runtime.system, `bucket-${++buckets}`, () => null, null, env.log);
+  const q = new EventQueue(parent, 'q1', 1, descriptor, 600, 0, 0, clock.now(), env);
   return { q, clock, deadlines };
 }
 
@@ -68,6 +74,10 @@ function poll(q: EventQueue, lastEventId: number, dontBlock = false): Poll {
 }
 
 const t = suite('queue actor answers');
+t.before(() => {
+  runtime = startRuntime(pino({ level: 'silent' }), 5_000);
+});
+t.after(() => runtime.stop());
 
 t('a quiet queue is answered at once; events within the interval wait for its end and go out together', () => {
   const { q, clock, deadlines } = makeQueue();

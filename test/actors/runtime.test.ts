@@ -8,7 +8,7 @@ import pino from 'pino';
 import { Writable } from 'node:stream';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { ask, dispatch, ok, spawnActor, startRuntime, type ActorRuntime, type Reply, type Ref } from '../../src/actors/runtime.js';
+import { ask, dispatch, logAndResume, ok, SelfActor, spawnActor, startRuntime, type ActorRuntime, type Reply, type Ref } from '../../src/actors/runtime.js';
 
 type Msg =
   | { readonly kind: 'add'; readonly n: number }
@@ -208,6 +208,58 @@ t('an actor stops once: stopped again, it does nothing', async () => {
   (ref as unknown as { stop(): void }).stop(); // the actor itself: its reference
   await new Promise((r) => setTimeout(r, 20));
   assert.is(stops, 1);
+});
+
+/** An actor that is its own state: it counts what it is sent, and a 'throw' is a bug. */
+class Counter extends SelfActor {
+  count = 0;
+  readonly seen: unknown[] = [];
+
+  constructor(
+    parent: Ref<never>,
+    name: string,
+    private readonly logger: pino.Logger,
+  ) {
+    super(parent, name);
+  }
+
+  f(self: Counter, msg: Msg): Counter {
+    self.seen.push(this); // nact calls f with the message's context as `this`
+    if (msg.kind === 'throw') throw new Error('thrown');
+    if (msg.kind === 'add') self.count += msg.n;
+    if (msg.kind === 'get') dispatch(msg.replyTo, ok([self.count]));
+    return self;
+  }
+
+  onCrash(msg: unknown, err: unknown, ctx: { resume: symbol; path: { toString(): string } }): symbol {
+    return logAndResume(this.logger, msg, err, ctx);
+  }
+}
+
+t('an actor that is its own state: one object, which handles its messages, resumes after a bug and stops with its parent', async () => {
+  const { log, lines } = capturingLogger();
+  const parent = spawnActor<number[], Msg>(runtime.system, 'self-parent', handler, [], runtime.log);
+  const counter = new Counter(parent, 'counter', log);
+  const ref = counter as unknown as Ref<Msg>;
+  for (const n of [1, 2, 3]) dispatch(ref, { kind: 'add', n });
+  dispatch(ref, { kind: 'throw' });
+  dispatch(ref, { kind: 'add', n: 4 });
+  assert.equal(await get(ref), [10]);
+  assert.is(internals(parent).children.get('counter'), counter, 'the instance is the child actor');
+  assert.is(internals(ref), counter, 'and its own reference');
+  // What the prototype gives is not copied into the object: nact's fields are the actor's own.
+  for (const k of ['f', 'onCrash', 'state', 'initialState']) assert.not.ok(Object.hasOwn(counter, k), k);
+  assert.ok(counter.seen.every((ctx) => ctx !== counter && (ctx as { self?: unknown }).self === counter));
+  assert.equal(
+    lines.map((l) => [l.msg, l.kind, l.actor]),
+    [['actor crashed; resuming', 'throw', (counter as unknown as ActorInternals).path.toString()]],
+  );
+  assert.throws(() => new Counter(parent, 'counter', log), /already exists/);
+  assert.throws(() => new Counter(runtime.system, 'under-the-system', log), /running actor/);
+  nact.stop(parent as never);
+  await new Promise((r) => setTimeout(r, 10));
+  assert.is((counter as unknown as { actor: unknown }).actor, null, 'stopped with its parent');
+  assert.throws(() => new Counter(parent, 'late', log), /running actor/);
 });
 
 t('stopping the system stops every actor, children included', () => {

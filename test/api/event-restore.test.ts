@@ -90,6 +90,17 @@ t('a queue whose restore fails in an outage answers 503, and the next request re
   // (Events the other processes of this file logged come along: their ids are from other blocks.)
   const ids = assertSuccess(await poll()).events.map((e: { person: { user_id: number } }) => e.person.user_id);
   assert.is(ids.filter((id: number) => id === zoe.id).length, 1, `Zoe's event once in ${ids.join(', ')}`);
+  // Restored under another actor name while the failed one still answers late messages, and found
+  // by its id from then on: the next requests reach the same queue, which holds its events.
+  const queues = (await second.app.realms.get(realm.id)).queues;
+  const restored = await queues.get(reg.queue_id);
+  assert.is(restored?.name, `${reg.queue_id}.1`);
+  assert.is(restored?.id, reg.queue_id);
+  const listed = queues.size;
+  const again = assertSuccess(await poll()).events.map((e: { person: { user_id: number } }) => e.person.user_id);
+  assert.equal(again, ids, 'the same queue answers, with the events it holds');
+  assert.is(await queues.get(reg.queue_id), restored);
+  assert.is(queues.size, listed, 'restored once');
   await second.app.close();
 });
 

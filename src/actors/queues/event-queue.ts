@@ -8,11 +8,13 @@ import type { ClientView, RealmLookup } from '../../domain/events/view.js';
 import type { Clock } from '../../clock.js';
 import type { HangupListener, HangupSource } from '../../hangup.js';
 import type { PublishedEvent } from '../event-sequencer.js';
-import { dispatch, type Ref } from '../runtime.js';
+import { dispatch, logAndResume, SelfActor, type Ref } from '../runtime.js';
 import { NEVER, type Answered } from './answer-interval.js';
 import type { Deadlines, Scheduled } from './deadlines.js';
 import type { QueueDescriptor } from './descriptor.js';
 import type { EventsJson, PresentationCache, BufferedEvent } from './presentation.js';
+// Called only once a message comes, when both modules have loaded: the cycle is harmless.
+import { queueActor } from './queue-actor.js';
 
 /** A poll's answer: the events after its cursor, and its queue's id. */
 export type PollAnswer = { readonly events: EventsJson; readonly queue_id: string };
@@ -110,22 +112,22 @@ export interface QueueEnvironment {
 
 const DIRTY = 1;
 const HEARTBEAT_REQUESTED = 2;
-/** Bits 2–4 of the flags: why the queue ended, as 1 + its index here (0 while it is alive). */
+const UNLISTED = 4;
+/** Bits 3–5 of the flags: why the queue ended, as 1 + its index here (0 while it is alive). */
 const END_REASONS: readonly EndReason[] = ['deleted', 'expired', 'deactivated', 'shutdown', 'unavailable'];
-const END_SHIFT = 2;
+const END_SHIFT = 3;
 
 /** The empty buffer queues share, frozen: accept gives a queue its own before the first push. */
 export const NO_EVENTS = Object.freeze([]) as unknown as BufferedEvent[];
 
 /**
- * One event queue, as one object: what the realm's registry and the persistence flusher read,
- * the state of the queue's actor, and the view its events are presented for (its client's
- * capabilities and options come from the shared descriptor). As three objects (an entry, the
- * actor's state and a view) a queue cost about 150 bytes more.
+ * One event queue, as one object: its actor (nact's, whose state is the queue itself), what the
+ * realm's registry and the persistence flusher read, the state its handler (queue-actor.ts)
+ * changes, and the view its events are presented for (its client's capabilities and options come
+ * from the shared descriptor). As four objects (an actor, an entry, the actor's state and a view)
+ * a queue cost about 230 bytes more.
  */
-export class EventQueue implements ClientView, Scheduled, HangupListener, Answered {
-  /** The queue's actor; set by whoever spawns it (its state is this object). */
-  ref: Ref<QueueMsg> = null as unknown as Ref<QueueMsg>;
+export class EventQueue extends SelfActor implements ClientView, Scheduled, HangupListener, Answered {
   /** Highest id the client acknowledged. */
   acked: number;
   /**
@@ -141,7 +143,7 @@ export class EventQueue implements ClientView, Scheduled, HangupListener, Answer
    */
   savedContact: number;
   /**
-   * DIRTY, HEARTBEAT_REQUESTED and the end reason, read through accessors: each as a field of its
+   * DIRTY, HEARTBEAT_REQUESTED, UNLISTED and the end reason, read through accessors: each as a field of its
    * own cost 8 bytes more a queue.
    */
   private flags = 0;
@@ -164,8 +166,13 @@ export class EventQueue implements ClientView, Scheduled, HangupListener, Answer
   /** The delivery sent to its actor and not read yet, which later events join (see Delivery). */
   inbox: Delivery | null = null;
 
+  /**
+   * Spawned under `parent` (a bucket of the realm's queues) and named by its id, or by its id and
+   * a suffix (`<id>.1`) while the stale actor of a queue of that id still stops.
+   */
   constructor(
-    readonly id: string,
+    parent: Ref<never>,
+    name: string,
     readonly userId: number,
     readonly descriptor: QueueDescriptor,
     readonly idleTimeoutSecs: number,
@@ -174,11 +181,28 @@ export class EventQueue implements ClientView, Scheduled, HangupListener, Answer
     lastContact: number,
     readonly env: QueueEnvironment,
   ) {
+    super(parent, name);
     this.acked = acked;
     this.contactMs = Math.round(lastContact - env.epochMs);
     this.savedContact = contactSecond(env, lastContact);
     this.seen = Math.max(startEventId, acked);
     this.socketSent = acked;
+  }
+
+  /** The queue's id: its actor's name without a suffix (queue ids are UUIDs, which have no dot). */
+  get id(): string {
+    const dot = this.name.indexOf('.');
+    return dot < 0 ? this.name : this.name.slice(0, dot);
+  }
+
+  /** nact's handler of the actor's messages. */
+  f(q: EventQueue, msg: QueueMsg): EventQueue | Promise<EventQueue> {
+    return queueActor(q, msg);
+  }
+
+  /** nact's supervision policy: a bug is logged and the queue goes on with its next message. */
+  onCrash(msg: unknown, err: unknown, ctx: { resume: symbol; path: { toString(): string } }): symbol {
+    return logAndResume(this.env.log, msg, err, ctx);
   }
 
   /** The last contact (epoch milliseconds): registration, a poll, an acknowledgement, a socket's coming or going. */
@@ -213,6 +237,15 @@ export class EventQueue implements ClientView, Scheduled, HangupListener, Answer
     this.flags = on ? this.flags | DIRTY : this.flags & ~DIRTY;
   }
 
+  /** Its registry still lists it (the registry's mark: it stops when the queue ends, or fails to be created). */
+  get listed(): boolean {
+    return (this.flags & UNLISTED) === 0;
+  }
+
+  set listed(on: boolean) {
+    this.flags = on ? this.flags & ~UNLISTED : this.flags | UNLISTED;
+  }
+
   /** A heartbeat was asked for the parked poll and has not come through yet. */
   get heartbeatRequested(): boolean {
     return (this.flags & HEARTBEAT_REQUESTED) !== 0;
@@ -224,7 +257,7 @@ export class EventQueue implements ClientView, Scheduled, HangupListener, Answer
 
   /** The parked poll's client went away (the queue listens while it is parked: no object per poll). */
   hungUp(): void {
-    if (this.parked) dispatch(this.ref, { kind: 'abandon', respond: this.parked });
+    if (this.parked) dispatch<QueueMsg>(this, { kind: 'abandon', respond: this.parked });
   }
 
   // The view (ClientView), from the descriptor: nothing of it is kept per queue.

@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import type { RealmHandle } from '../realm/actor.js';
 import type { PublishedEvent } from '../event-sequencer.js';
-import { bucketOf, dispatch, spawnActor, stopActor, type Ref } from '../runtime.js';
+import { bucketOf, childNamed, childrenOf, dispatch, spawnActor, stopActor, type Ref } from '../runtime.js';
 import { eventsAfter, eventsForQueue, type LoggedEventRow } from '../../store/events.js';
 import * as store from '../../store/queues.js';
 import { errors } from '../../domain/errors.js';
@@ -14,7 +14,7 @@ import { Deadlines } from './deadlines.js';
 import { parseDescriptor, sharedDescriptor, type QueueDescriptor } from './descriptor.js';
 import { PresentationCache } from './presentation.js';
 import { Delivery, EventQueue, type EndReason, type QueueEnvironment, type QueueMsg, type QueueSocket, type Responder } from './event-queue.js';
-import { endedError, queueActor, schedule } from './queue-actor.js';
+import { endedError, schedule } from './queue-actor.js';
 import { QueueRows } from './queue-rows.js';
 
 const toPublished = (r: LoggedEventRow): PublishedEvent => ({
@@ -32,7 +32,13 @@ const toPublished = (r: LoggedEventRow): PublishedEvent => ({
 const TOMBSTONE_MS = 30_000;
 
 export class RealmQueues {
-  private readonly byId = new Map<string, EventQueue>();
+  /**
+   * Queues listed (registered and not ended). By id, a queue is found as its actor, under its
+   * name in its bucket (see named): a map of its own cost every queue an entry more.
+   */
+  private listedCount = 0;
+  /** Ids of listed queues whose actors have another name (restored while a stale actor of the id still stops). */
+  private readonly renamed = new Map<string, string>();
   /**
    * A user's queues: the queue itself while there is one (most users have one), an array beyond
    * (an array for one queue cost 56 bytes more, and a Set per user five times more).
@@ -54,10 +60,6 @@ export class RealmQueues {
   private handOverScheduled: NodeJS.Immediate | null = null;
   /** Ended queues whose actors still answer late messages: never restored from their rows. */
   private readonly tombstones = new Set<string>();
-  /** Actor names of queues dropped after a failed restore, until their actors stop. */
-  private readonly staleNames = new Set<string>();
-  /** Actor names other than the queue's id (a queue restored while its stale actor still stops). */
-  private readonly actorNames = new WeakMap<EventQueue, string>();
   private readonly buckets = new Map<number, Ref<never>>();
   private readonly env: QueueEnvironment;
   private readonly rows: QueueRows;
@@ -75,7 +77,7 @@ export class RealmQueues {
       answerIntervalMs: services.config.queues.answerIntervalMs,
       deadlines: new Deadlines<EventQueue>(
         () => services.clock.now(),
-        (q) => dispatch(q.ref, { kind: 'tick' }),
+        (q) => dispatch<QueueMsg>(q, { kind: 'tick' }),
       ),
       requestHeartbeat: (q) => void realm.events.publishEphemeral([{ type: 'heartbeat', payload: {}, userIds: [], queueId: q.id }]),
       ended: (q, reason) => this.ended(q, reason),
@@ -84,7 +86,7 @@ export class RealmQueues {
     };
     realm.events.subscribe((events) => this.deliver(events));
     realm.userDeactivationHooks.push((userId) => this.closeUser(userId));
-    this.rows = new QueueRows(services, realm.id, this.env, () => this.byId.values());
+    this.rows = new QueueRows(services, realm.id, this.env, () => this.listed());
     this.flushTimer = setInterval(() => void this.flush(), services.config.queues.flushIntervalMs);
     this.flushTimer.unref();
     this.sweepTimer = setInterval(() => void this.sweep(), 60_000);
@@ -92,18 +94,33 @@ export class RealmQueues {
   }
 
   get size(): number {
-    return this.byId.size;
+    return this.listedCount;
+  }
+
+  /** The listed queue of this id. */
+  private named(id: string): EventQueue | undefined {
+    const bucket = this.buckets.get(bucketOf(id, this.realm.services.config.queues.buckets));
+    if (bucket === undefined) return undefined;
+    const q = childNamed(bucket, this.renamed.get(id) ?? id);
+    return q instanceof EventQueue && q.listed ? q : undefined;
+  }
+
+  /** Every listed queue. */
+  private *listed(): Generator<EventQueue> {
+    for (const bucket of this.buckets.values()) {
+      for (const q of childrenOf(bucket)) if (q instanceof EventQueue && q.listed) yield q;
+    }
   }
 
   /** Open queues, parked polls and sockets (metrics). */
   counts(): { queues: number; parked: number; sockets: number } {
     let parked = 0;
     let sockets = 0;
-    for (const q of this.byId.values()) {
+    for (const q of this.listed()) {
       if (q.parked) parked++;
       if (q.socket) sockets++;
     }
-    return { queues: this.byId.size, parked, sockets };
+    return { queues: this.listedCount, parked, sockets };
   }
 
   /** Released events: handed to the queues at the end of this turn of the event loop. */
@@ -130,7 +147,7 @@ export class RealmQueues {
   /** A message to a queue actor, after every event released so far. */
   private tell(queue: EventQueue, msg: QueueMsg): void {
     this.handOver();
-    dispatch(queue.ref, msg);
+    dispatch<QueueMsg>(queue, msg);
   }
 
   /**
@@ -146,17 +163,17 @@ export class RealmQueues {
       if (q.inbox !== null) q.inbox.add(e, cache);
       else {
         q.inbox = new Delivery([e], cache);
-        dispatch(q.ref, q.inbox);
+        dispatch<QueueMsg>(q, q.inbox);
       }
     };
     for (const e of events) {
       if (e.queueId !== undefined) {
-        const q = this.byId.get(e.queueId);
+        const q = this.named(e.queueId);
         if (q) add(q, e);
         continue;
       }
       if (e.userIds === null) {
-        for (const q of this.byId.values()) add(q, e);
+        for (const q of this.listed()) add(q, e);
       } else {
         for (const uid of e.userIds) {
           const qs = this.byUser.get(uid);
@@ -197,7 +214,7 @@ export class RealmQueues {
         lastContactMs: now,
       });
     } catch (e) {
-      dispatch(queue.ref, { kind: 'end', reason: 'shutdown' });
+      dispatch<QueueMsg>(queue, { kind: 'end', reason: 'shutdown' });
       this.unregister(queue);
       throw e;
     }
@@ -208,7 +225,7 @@ export class RealmQueues {
   async get(id: string): Promise<EventQueue | null> {
     // Stopping: the queue is kept for the next process, the client retries there.
     if (this.stopping) throw errors.unavailable('The server');
-    const live = this.byId.get(id);
+    const live = this.named(id);
     if (live) return live;
     if (this.tombstones.has(id)) return null;
     if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)) return null;
@@ -229,7 +246,7 @@ export class RealmQueues {
     const { services } = this.realm;
     const rows = await store.liveQueues(services.db, this.realm.id, services.clock.now());
     this.handOver(); // what was released before these queues exist is theirs only through the log
-    const fresh = rows.filter((r) => !this.byId.has(r.id) && this.realm.state.user(r.user_id!)?.is_active);
+    const fresh = rows.filter((r) => this.named(r.id) === undefined && this.realm.state.user(r.user_id!)?.is_active);
     if (fresh.length === 0) return 0;
     for (const row of fresh) {
       this.register({
@@ -260,7 +277,7 @@ export class RealmQueues {
     const { services } = this.realm;
     const row = await store.findQueue(services.db, this.realm.id, id);
     if (!row || row.user_id === null) return null;
-    const live = this.byId.get(id);
+    const live = this.named(id);
     if (live) return live;
     if (this.tombstones.has(id)) return null; // ended while its row was being read
     const user = this.realm.state.user(row.user_id);
@@ -282,7 +299,7 @@ export class RealmQueues {
     // Registered first, then loaded up to the watermark of the moment: what is released later
     // arrives live, after the load in the mailbox.
     const range = { afterId: Math.max(row.start_event_id, row.acked_event_id), upTo: this.realm.events.releasedThrough };
-    dispatch(queue.ref, {
+    dispatch<QueueMsg>(queue, {
       kind: 'restore',
       load: async () =>
         (await eventsForQueue(services.db, this.realm.id, queue.userId, range, descriptor.allPublicStreams)).map(toPublished),
@@ -293,13 +310,14 @@ export class RealmQueues {
   private register(
     q: Pick<EventQueue, 'id' | 'userId' | 'descriptor' | 'idleTimeoutSecs' | 'acked' | 'lastContact'> & { readonly startEventId: number },
   ): EventQueue {
-    const queue = new EventQueue(q.id, q.userId, q.descriptor, q.idleTimeoutSecs, q.startEventId, q.acked, q.lastContact, this.env);
-    // The id itself names the actor (its path holds that string, not a copy).
+    // The id itself names the actor (its path holds that string, not a copy), unless the stale
+    // actor of a queue of this id still stops.
+    const bucket = this.bucket(q.id);
     let name = q.id;
-    for (let n = 1; this.staleNames.has(name); n++) name = `${q.id}.${n}`;
-    if (name !== q.id) this.actorNames.set(queue, name);
-    queue.ref = spawnActor<EventQueue, QueueMsg>(this.bucket(q.id), name, queueActor, queue, this.realm.services.log);
-    this.byId.set(queue.id, queue);
+    for (let n = 1; childNamed(bucket, name) !== undefined; n++) name = `${q.id}.${n}`;
+    if (name !== q.id) this.renamed.set(q.id, name);
+    const queue = new EventQueue(bucket, name, q.userId, q.descriptor, q.idleTimeoutSecs, q.startEventId, q.acked, q.lastContact, this.env);
+    this.listedCount++;
     const mine = this.byUser.get(queue.userId);
     if (mine === undefined) this.byUser.set(queue.userId, queue);
     else if (Array.isArray(mine)) mine.push(queue);
@@ -328,8 +346,10 @@ export class RealmQueues {
   }
 
   private unregister(queue: EventQueue): void {
-    if (this.byId.get(queue.id) !== queue) return;
-    this.byId.delete(queue.id);
+    if (!queue.listed) return;
+    queue.listed = false;
+    this.listedCount--;
+    if (queue.name !== queue.id) this.renamed.delete(queue.id);
     const mine = this.byUser.get(queue.userId);
     if (mine === queue) this.byUser.delete(queue.userId);
     else if (Array.isArray(mine)) {
@@ -345,19 +365,14 @@ export class RealmQueues {
     if (reason === 'unavailable') {
       // Kept for the next request to restore again (under another actor name while this actor
       // still answers late messages): no tombstone, no deletion.
-      const name = this.actorNames.get(queue) ?? queue.id;
-      this.staleNames.add(name);
-      setTimeout(() => {
-        stopActor(queue.ref);
-        this.staleNames.delete(name);
-      }, TOMBSTONE_MS).unref();
+      setTimeout(() => stopActor(queue), TOMBSTONE_MS).unref();
       return;
     }
     if (reason !== 'shutdown') this.rows.ended(queue.id);
     // The row may outlive the actor's answer by a flush interval; the tombstone covers both.
     this.tombstones.add(queue.id);
     const timer = setTimeout(() => {
-      stopActor(queue.ref);
+      stopActor(queue);
       this.tombstones.delete(queue.id);
     }, TOMBSTONE_MS);
     timer.unref();
@@ -398,7 +413,7 @@ export class RealmQueues {
 
   /** A deactivated organization loses every queue and socket at once. */
   closeAll(): void {
-    for (const q of [...this.byId.values()]) this.tell(q, { kind: 'end', reason: 'deactivated' });
+    for (const q of [...this.listed()]) this.tell(q, { kind: 'end', reason: 'deactivated' });
     void store
       .deleteRealmQueues(this.realm.services.db, this.realm.id)
       .catch((err: unknown) => this.realm.services.log.error({ err }, 'deleting queues of a deactivated organization failed'));
@@ -423,7 +438,7 @@ export class RealmQueues {
   private async stop(): Promise<void> {
     if (this.flushTimer) clearInterval(this.flushTimer);
     if (this.sweepTimer) clearInterval(this.sweepTimer);
-    const live = [...this.byId.values()];
+    const live = [...this.listed()];
     await Promise.all(live.map((q) => new Promise<void>((done) => this.tell(q, { kind: 'end', reason: 'shutdown', done }))));
     // Shutdown keeps the queues: persist where every client got to.
     await this.rows.saveAll(live);
