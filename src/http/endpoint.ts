@@ -10,6 +10,7 @@ import type { ParamShape } from './params.js';
 import type { Logger } from 'pino';
 import type { HangupSource } from '../hangup.js';
 import type { ApiError } from '../domain/errors.js';
+import type { RequestHeaders } from './dispatch.js';
 
 /**
  * - `user`: HTTP Basic credentials required (at the site root, a browser session also counts);
@@ -24,7 +25,7 @@ export interface RequestContext {
   readonly realm: RealmHandle | null;
   readonly user: UserRecord | null;
   readonly remoteAddress: string;
-  readonly headers: Readonly<Record<string, string>>;
+  readonly headers: RequestHeaders;
   readonly files: readonly UploadedFile[];
   readonly log: Logger;
 }

@@ -5,7 +5,7 @@
 // - a client that disconnects fires the request's Hangup (parked long-polls let go).
 import * as uWS from 'uWebSockets.js';
 import type { Logger } from 'pino';
-import type { ApiRequest, ApiResponse, Dispatch } from './dispatch.js';
+import type { ApiRequest, ApiResponse, Dispatch, RequestHeader, RequestHeaders } from './dispatch.js';
 import { errorResponse, Exchange } from './dispatch.js';
 import { errors } from '../domain/errors.js';
 import { HANGUP_FREE_BIT } from '../hangup.js';
@@ -101,16 +101,29 @@ class UwsRequest implements ApiRequest {
   }
 }
 
+/** A header's value, or undefined when the request has none (or an empty one). */
+function header(req: uWS.HttpRequest, name: RequestHeader): string | undefined {
+  const v = req.getHeader(name);
+  return v === '' ? undefined : v;
+}
+
 /**
- * Lower-case names; repeated headers joined with ", ". A function of its own: a closure over
- * `headers` in the request handler would keep them as long as the handler's onAborted lives.
+ * The headers Parley reads (RequestHeader), in one object of one shape. A function of its own:
+ * a closure over them in the request handler would keep them as long as the handler's onAborted
+ * lives.
  */
-function readHeaders(req: uWS.HttpRequest): Record<string, string> {
-  const headers: Record<string, string> = {};
-  req.forEach((k, v) => {
-    headers[k] = headers[k] === undefined ? v : `${headers[k]}, ${v}`;
-  });
-  return headers;
+function readHeaders(req: uWS.HttpRequest): RequestHeaders {
+  return {
+    host: header(req, 'host'),
+    authorization: header(req, 'authorization'),
+    cookie: header(req, 'cookie'),
+    'content-type': header(req, 'content-type'),
+    'content-length': header(req, 'content-length'),
+    'transfer-encoding': header(req, 'transfer-encoding'),
+    'user-agent': header(req, 'user-agent'),
+    'idempotency-key': header(req, 'idempotency-key'),
+    origin: header(req, 'origin'),
+  } satisfies Record<RequestHeader, string | undefined>;
 }
 
 /**
@@ -353,8 +366,7 @@ export function startHttpServer(o: HttpServerOptions): Promise<HttpServer> {
           writeResponse(res, errorResponse(errors.unavailable('The server')), true);
           return;
         }
-        const headers: Record<string, string> = {};
-        req.forEach((k, v) => (headers[k] = v));
+        const headers = readHeaders(req);
         const key = req.getHeader('sec-websocket-key');
         const protocol = req.getHeader('sec-websocket-protocol');
         const extensions = req.getHeader('sec-websocket-extensions');

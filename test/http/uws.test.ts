@@ -161,6 +161,40 @@ t('parameters arrive through the socket layer in bodies and query strings', asyn
   assert.is(res.json().code, 'AUTHENTICATION_FAILED');
 });
 
+t('a request keeps the headers Parley reads: any case, the first of a repeated one, none empty', async () => {
+  let seen: ApiRequest['headers'] | null = null;
+  const echo = await serve(
+    answering(async (req) => {
+      seen = req.headers;
+      return jsonResponse(200, { result: 'success', msg: '' });
+    }),
+  );
+  try {
+    const r = await raw(echo.port, [
+      'POST /api/v1/x HTTP/1.1\r\nHOST: chat.example.test\r\nAuthorization: Basic one\r\nauthorization: Basic two\r\n' +
+        'User-Agent: ZulipMobile/1.0\r\nIdempotency-Key: k-1\r\nOrigin:\r\nX-Other: dropped\r\nContent-Type: text/plain\r\nContent-Length: 2\r\n\r\nhi',
+    ], { timeoutMs: 300 });
+    assert.match(r.text, /^HTTP\/1.1 200/);
+    assert.equal(
+      { ...seen! },
+      {
+        host: 'chat.example.test',
+        authorization: 'Basic one',
+        cookie: undefined,
+        'content-type': 'text/plain',
+        'content-length': '2',
+        'transfer-encoding': undefined,
+        'user-agent': 'ZulipMobile/1.0',
+        'idempotency-key': 'k-1',
+        origin: undefined,
+      },
+    );
+  } finally {
+    echo.stopListening();
+    echo.closeAll();
+  }
+});
+
 t.run();
 
 /** A kept-alive connection that sends requests one by one and reads each answer. */
