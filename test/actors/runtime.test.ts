@@ -150,10 +150,12 @@ t('an idle actor keeps no mailbox, no spent immediate and no maps of its own for
   const sibling = spawnActor<number[], Msg>(runtime.system, 'idle-sibling', handler, [], runtime.log);
   for (let n = 0; n < 50; n++) dispatch(ref, { kind: 'add', n });
   assert.ok(internals(ref).mailbox, 'messages wait in a mailbox while the actor is busy');
+  assert.ok((internals(ref) as unknown as { busy: boolean }).busy);
   assert.is((await get(ref)).length, 50);
   await new Promise((r) => setTimeout(r, 10));
   const idle = internals(ref);
   assert.is(idle.mailbox, null);
+  assert.not.ok((idle as unknown as { busy: boolean }).busy);
   assert.is(idle.immediate, undefined);
   assert.is(idle.children, internals(sibling).children, 'childless actors share one empty map');
   assert.is(idle.children.size, 0);
@@ -186,7 +188,8 @@ t('an actor is its own reference, reached until it stops; paths are made when as
   assert.is(internals(leaf), ref, 'a message reaches the actor without a walk from the root');
   assert.is(ref.parent, middle);
   // No reference or path object per actor: a path is made when asked, from the names.
-  for (const k of ['reference', 'path', 'type', 'actor', 'log', 'afterStop', 'initialStateFunc']) assert.not.ok(Object.hasOwn(ref, k), k);
+  // Nor a flag of its own for being busy: its mailbox says so (null while it idles).
+  for (const k of ['reference', 'path', 'type', 'actor', 'log', 'afterStop', 'initialStateFunc', 'busy']) assert.not.ok(Object.hasOwn(ref, k), k);
   assert.equal(ref.path.parts, ['top', 'middle', 'leaf']);
   assert.match(ref.path.toString(), /:\/\/top\/middle\/leaf$/);
   assert.is(ref.name, 'leaf');
