@@ -16,7 +16,7 @@ import { authenticate } from './auth.js';
 import { parseParams, type UploadedFile } from './body.js';
 import { Later, RawResponse, type Answer, type Data, type Endpoint, type LaterAnswer, type RequestContext } from './endpoint.js';
 import { validateParams } from './params.js';
-import type { RateDecision } from './rate-limit.js';
+import { Refused, type TokenBucket } from './rate-limit.js';
 import { Router, type RouteTable } from './router.js';
 import { sessionUser } from './sessions.js';
 
@@ -138,15 +138,17 @@ export function serializeBody(body: Record<string, unknown>, head = '', tail = '
 }
 
 /** Count the request against its user's (or, anonymous, its address's) limit; 429 when over. */
-function checkRate(app: App, key: string, authenticated: boolean): RateDecision | null {
+function checkRate(app: App, key: string | number, authenticated: boolean): TokenBucket | null {
   const limiter = authenticated ? app.requestLimits.perUser : app.requestLimits.perIp;
   if (!limiter) return null;
-  const d = limiter.take(key);
-  if (!d.allowed) throw Object.assign(errors.rateLimited(d.retryAfter), { rate: d });
-  return d;
+  const taken = limiter.take(key);
+  if (taken instanceof Refused) throw Object.assign(errors.rateLimited(taken.bucket.decision().retryAfter), { rate: taken.bucket });
+  return taken;
 }
 
-function withRateHeaders(res: ApiResponse, d: RateDecision): ApiResponse {
+/** The answer with the rate headers of its request's bucket as it is now. */
+function withRateHeaders(res: ApiResponse, bucket: TokenBucket): ApiResponse {
+  const d = bucket.decision();
   return {
     ...res,
     headers: {
@@ -206,7 +208,8 @@ export abstract class Exchange extends Hangup implements LaterAnswer {
   /** Made only when a log line or an error answer needs it. */
   requestId: string | undefined = undefined;
   userId: number | null = null;
-  rate: RateDecision | null = null;
+  /** The rate limit's bucket the request was counted in (its headers are read from it when answered). */
+  rate: TokenBucket | null = null;
   route = 'unmatched';
   ignored: readonly string[] = NONE_IGNORED;
   /** Set until the request is counted against a rate limit (uncounted failures count by address). */
@@ -282,7 +285,8 @@ export function createDispatcher(app: App, tables: { api: RouteTable; site: Rout
     }
     x.userId = user?.id ?? null;
     x.req = null;
-    x.rate = checkRate(app, user ? `u${user.realm_id}:${user.id}` : `ip:${req.remoteAddress}`, user !== null);
+    // A user by id (ids are unique across organizations: no key string made per request).
+    x.rate = checkRate(app, user ? user.id : req.remoteAddress, user !== null);
 
     const { params, files } = parseParams(req.query, req.body, req.headers['content-type']);
     Object.assign(params, found.pathParams);
@@ -298,14 +302,14 @@ export function createDispatcher(app: App, tables: { api: RouteTable; site: Rout
     // the client's address, so guessing keys is limited like any anonymous traffic.
     if (x.req) {
       try {
-        x.rate = checkRate(app, `ip:${x.req.remoteAddress}`, false);
+        x.rate = checkRate(app, x.req.remoteAddress, false);
       } catch (limited) {
         e = limited;
       }
       x.req = null;
     }
     if (isApiError(e)) {
-      const refused = (e as { rate?: RateDecision }).rate;
+      const refused = (e as { rate?: TokenBucket }).rate;
       if (refused) x.rate = refused;
       return errorResponse(e);
     }

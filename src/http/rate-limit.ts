@@ -53,14 +53,42 @@ export class SlidingWindowLimiter {
   }
 }
 
+/** What a response's rate headers (and a refusal's Retry-After) tell. */
 export interface RateDecision {
-  readonly allowed: boolean;
   readonly limit: number;
   readonly remaining: number;
   /** Epoch seconds at which the bucket is full again. */
   readonly resetAt: number;
-  /** Seconds until one more request is allowed (when refused). */
+  /** Seconds until one more request is allowed (0 while one is). */
   readonly retryAfter: number;
+}
+
+/**
+ * One key's tokens as of `at`. A request keeps its bucket, not a decision of its own, until it is
+ * answered: the bucket is the limiter's already, and a parked long-poll kept 64 bytes of decision
+ * (default settings limit every user). The decision is read when the answer is sent, so a poll
+ * answered a minute later reports the tokens it finds then.
+ */
+export class TokenBucket {
+  constructor(
+    readonly limiter: TokenBucketLimiter,
+    public tokens: number,
+    /**
+     * When `tokens` was counted, in milliseconds since the limiter's start: a small integer, which
+     * V8 keeps in the field (a time in milliseconds since 1970 is boxed, 16 bytes more a key).
+     */
+    public at: number,
+  ) {}
+
+  /** The bucket now, refilled since its last take (nothing is taken). */
+  decision(): RateDecision {
+    return this.limiter.decide(this);
+  }
+}
+
+/** A request over its limit: the bucket that had no token for it. */
+export class Refused {
+  constructor(readonly bucket: TokenBucket) {}
 }
 
 /**
@@ -68,8 +96,11 @@ export interface RateDecision {
  * key, so a million users cost a few tens of MiB at most; idle full buckets are swept.
  */
 export class TokenBucketLimiter {
-  private readonly buckets = new Map<string, { tokens: number; at: number }>();
+  /** By key: a user's id, a client's address. */
+  private readonly buckets = new Map<string | number, TokenBucket>();
   private readonly perMs: number;
+  /** What the buckets' times count from. */
+  private readonly epochMs: number;
   private lastSweep = 0;
 
   constructor(
@@ -78,30 +109,40 @@ export class TokenBucketLimiter {
     private readonly clock: Clock,
   ) {
     this.perMs = limit / windowMs;
+    this.epochMs = clock.now();
   }
 
-  /** Take one token if there is one. */
-  take(key: string): RateDecision {
-    const now = this.clock.now();
-    const b = this.buckets.get(key) ?? { tokens: this.limit, at: now };
-    b.tokens = Math.min(this.limit, b.tokens + (now - b.at) * this.perMs);
+  /** Take one token if there is one: the key's bucket, or, when it had none, its refusal. */
+  take(key: string | number): TokenBucket | Refused {
+    const now = this.clock.now() - this.epochMs;
+    let b = this.buckets.get(key);
+    if (b === undefined) this.buckets.set(key, (b = new TokenBucket(this, this.limit, now)));
+    b.tokens = this.refilled(b, now);
     b.at = now;
     const allowed = b.tokens >= 1;
     if (allowed) b.tokens -= 1;
-    this.buckets.set(key, b);
-    this.sweep(now);
+    this.sweep(now); // after the take: a full bucket is swept, and this one is not full now
+    return allowed ? b : new Refused(b);
+  }
+
+  decide(b: TokenBucket): RateDecision {
+    const now = this.clock.now() - this.epochMs;
+    const tokens = this.refilled(b, now);
     return {
-      allowed,
       limit: this.limit,
-      remaining: Math.floor(b.tokens),
-      resetAt: Math.ceil((now + (this.limit - b.tokens) / this.perMs) / 1000),
-      retryAfter: allowed ? 0 : (1 - b.tokens) / this.perMs / 1000,
+      remaining: Math.floor(tokens),
+      resetAt: Math.ceil((this.epochMs + now + (this.limit - tokens) / this.perMs) / 1000),
+      retryAfter: tokens >= 1 ? 0 : (1 - tokens) / this.perMs / 1000,
     };
+  }
+
+  private refilled(b: TokenBucket, now: number): number {
+    return Math.min(this.limit, b.tokens + (now - b.at) * this.perMs);
   }
 
   private sweep(now: number): void {
     if (now - this.lastSweep < this.windowMs) return;
     this.lastSweep = now;
-    for (const [key, b] of this.buckets) if (b.tokens + (now - b.at) * this.perMs >= this.limit) this.buckets.delete(key);
+    for (const [key, b] of this.buckets) if (this.refilled(b, now) >= this.limit) this.buckets.delete(key);
   }
 }

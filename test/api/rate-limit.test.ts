@@ -1,5 +1,6 @@
 // Request rate limits per user and per address: 429 RATE_LIMIT_HIT with Retry-After and
-// retry-after, X-RateLimit-* headers on every response, bad credentials counted per address.
+// retry-after, X-RateLimit-* headers on every response (a parked poll's as of its answer), bad
+// credentials counted per address.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ManualClock } from '../../src/clock.js';
@@ -60,6 +61,21 @@ t('failed authentication counts against the address', async () => {
   assertError(await realm.anonymous('GET', '/api/v1/server_settings'), 'API usage exceeded rate limit', 429);
   // A valid key still works: users are limited by their own bucket.
   assertSuccess(await ben.get('/api/v1/users/me'));
+  clock.advance(60_000);
+});
+
+t("a parked long-poll's answer tells the bucket as it is when the answer goes", async () => {
+  clock.advance(60_000);
+  const { queue_id } = assertSuccess(await ann.post('/api/v1/register', { event_types: JSON.stringify(['message']) }));
+  const parked = ann.get('/api/v1/events', { queue_id, last_event_id: -1 }); // Ann's second request: 3 tokens left
+  await new Promise((r) => setTimeout(r, 50));
+  // 24 seconds refill two of the five tokens a minute.
+  clock.advance(24_000);
+  assertSuccess(await ben.post('/api/v1/messages', { type: 'direct', to: JSON.stringify([ann.id]), content: 'hi' }));
+  const answer = await parked;
+  assert.equal(assertSuccess(answer).events.map((e: { type: string }) => e.type), ['message']);
+  assert.is(answer.headers['X-RateLimit-Remaining'], '5');
+  assert.is(answer.headers['X-RateLimit-Reset'], String(Math.ceil(clock.now() / 1000)));
   clock.advance(60_000);
 });
 
