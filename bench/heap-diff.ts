@@ -81,6 +81,11 @@ function main(): void {
   }
   const per = perText === undefined ? 1 : Number(perText);
   const top = Number(values.top ?? 40);
+  if (!(per > 0) || !Number.isInteger(top) || top < 1) {
+    process.stderr.write('PER must be a positive number and --top a positive integer\n');
+    process.exitCode = 2;
+    return;
+  }
   const load = (f: string) => kinds(JSON.parse(readFileSync(f, 'utf8')) as Snapshot);
   const rows = diff(load(fileA), load(fileB));
   const total = rows.reduce((t, r) => t + r.bytes, 0);

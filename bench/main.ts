@@ -47,7 +47,8 @@ options:
   --heap-prof DIR    write Parley's sampled allocation profile (node --heap-prof) into DIR
   --heap-snapshots DIR
                      capacity: write Parley's heap snapshots at N / 3 and N parked into DIR,
-                     after the readings (compare them with node dist/bench/heap-diff.js A B N)
+                     after the readings, which they inflate (compare them with
+                     node dist/bench/heap-diff.js A B N)
   --server-env K=V   a setting (environment variable) for every Parley the scenarios start,
                      e.g. QUEUE_ANSWER_INTERVAL_MS=10; repeatable; a scenario's own settings win
   --smoke            tiny sizes and 1-second loops: proves a scenario runs, measures nothing

@@ -91,8 +91,8 @@ function crashPolicy(log: Logger): CrashPolicy {
  * nact's actor class, as the base of an actor that is its own state: one object where an actor
  * and the state it holds were two (80 bytes more, with one actor per event queue). The instance
  * is the actor and its reference; the subclass gives, on its prototype, nact's `f(state, msg)`
- * and `onCrash` (see logAndResume); `state` is the instance. `new` spawns it as a child of `parent`, a
- * running actor (not the system), under `name`, unique among the parent's children.
+ * and `onCrash` (see logAndResume); `state` is the instance. `new` spawns it as a child of
+ * `parent`, a running actor (not the system), under `name`, unique among the parent's children.
  */
 export abstract class SelfActor extends (nactActor.Actor as abstract new (parent: Ref<never>, name: string) => object) {
   /** The actor's name among its parent's children. */

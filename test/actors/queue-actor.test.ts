@@ -1,6 +1,6 @@
-// A queue actor's long-poll answers, driven message by message on a manual clock (no actor
-// system): the answer interval (QUEUE_ANSWER_INTERVAL_MS) and deliveries joined or added to while
-// they wait.
+// A queue actor's long-poll answers, driven message by message on a manual clock (its handler
+// called directly: the actor, spawned under a bucket of its own, is never sent one): the answer
+// interval (QUEUE_ANSWER_INTERVAL_MS) and deliveries joined or added to while they wait.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { pino } from 'pino';

@@ -143,8 +143,8 @@ export class EventQueue extends SelfActor implements ClientView, Scheduled, Hang
    */
   savedContact: number;
   /**
-   * DIRTY, HEARTBEAT_REQUESTED, UNLISTED and the end reason, read through accessors: each as a field of its
-   * own cost 8 bytes more a queue.
+   * DIRTY, HEARTBEAT_REQUESTED, UNLISTED and the end reason, read through accessors: each as a
+   * field of its own cost 8 bytes more a queue.
    */
   private flags = 0;
   /** NO_EVENTS (shared) until the first event arrives: an idle queue holds no array of its own. */
@@ -237,7 +237,7 @@ export class EventQueue extends SelfActor implements ClientView, Scheduled, Hang
     this.flags = on ? this.flags | DIRTY : this.flags & ~DIRTY;
   }
 
-  /** Its registry still lists it (the registry's mark: it stops when the queue ends, or fails to be created). */
+  /** Its registry lists it (the registry's mark, taken off when the queue ends or its creation fails). */
   get listed(): boolean {
     return (this.flags & UNLISTED) === 0;
   }
