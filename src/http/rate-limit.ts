@@ -125,6 +125,7 @@ export class TokenBucketLimiter {
     return allowed ? b : new Refused(b);
   }
 
+  /** A bucket as its headers tell it now (TokenBucket.decision). */
   decide(b: TokenBucket): RateDecision {
     const now = this.clock.now() - this.epochMs;
     const tokens = this.refilled(b, now);

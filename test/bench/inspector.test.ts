@@ -22,35 +22,54 @@ async function rejection(p: Promise<unknown>): Promise<string> {
 }
 
 /**
- * A child that holds 64 MB of strings until told to drop them, its stderr so far, and `drop`,
- * which resolves once the child has dropped them. Nothing frees them before a collection: the
- * child allocates nothing more, and the memory reducer, which would collect an idle heap on its
- * own timer, is off.
+ * A child that runs `script` under the inspector, once it printed `ready` on stdout: its stderr so
+ * far (where the inspector's URL is), and `tell(done)`, which writes a line to its stdin and
+ * resolves once it printed `done`.
  */
-async function child(): Promise<{ proc: ChildProcess; output: () => string; drop: () => Promise<void> }> {
-  const script = [
-    'let junk = Array.from({ length: 64 }, () => Buffer.alloc(2 ** 20, 1).toString("latin1"));',
-    'process.stdin.once("data", () => { junk = null; process.stdout.write("dropped\\n"); });',
-    'process.stdout.write("holding\\n");',
-  ].join('\n');
-  const proc = spawn(process.execPath, ['--no-memory-reducer', '--inspect=127.0.0.1:0', '-e', script], { stdio: ['pipe', 'pipe', 'pipe'] });
+async function inspected(
+  script: readonly string[],
+  ready: string,
+  flags: readonly string[] = [],
+): Promise<{ proc: ChildProcess; output: () => string; tell: (done: string) => Promise<void> }> {
+  const proc = spawn(process.execPath, [...flags, '--inspect=127.0.0.1:0', '-e', script.join('\n')], { stdio: ['pipe', 'pipe', 'pipe'] });
   let out = '';
   let stdout = '';
   proc.stderr!.on('data', (d: Buffer) => (out += d.toString()));
   proc.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
-  const until = async (done: () => boolean, what: string) => {
-    const t0 = Date.now();
-    while (!done()) {
-      if (Date.now() - t0 > 10_000) throw new Error(`${what}: ${out}${stdout}`);
-      await new Promise((r) => setTimeout(r, 20));
+  const until = async (word: string) => {
+    for (const t0 = Date.now(); !stdout.includes(word); await new Promise((r) => setTimeout(r, 20))) {
+      if (Date.now() - t0 > 10_000) throw new Error(`the child never printed ${word}: ${out}${stdout}`);
     }
   };
-  await until(() => stdout.includes('holding'), 'the child never held its garbage');
-  const drop = async () => {
-    proc.stdin!.write('drop\n');
-    await until(() => stdout.includes('dropped'), 'the child never dropped its garbage');
+  try {
+    await until(ready);
+  } catch (e) {
+    proc.kill();
+    throw e;
+  }
+  const tell = async (done: string) => {
+    proc.stdin!.write('go\n');
+    await until(done);
   };
-  return { proc, output: () => out, drop };
+  return { proc, output: () => out, tell };
+}
+
+/**
+ * A child that holds 64 MB of strings until told to drop them, and `drop`, which resolves once
+ * the child has dropped them. Nothing frees them before a collection: the child allocates nothing
+ * more, and the memory reducer, which would collect an idle heap on its own timer, is off.
+ */
+async function child(): Promise<{ proc: ChildProcess; output: () => string; drop: () => Promise<void> }> {
+  const { proc, output, tell } = await inspected(
+    [
+      'let junk = Array.from({ length: 64 }, () => Buffer.alloc(2 ** 20, 1).toString("latin1"));',
+      'process.stdin.once("data", () => { junk = null; process.stdout.write("dropped\\n"); });',
+      'process.stdout.write("holding\\n");',
+    ],
+    'holding',
+    ['--no-memory-reducer'],
+  );
+  return { proc, output, drop: () => tell('dropped') };
 }
 
 t('a full collection gives the garbage back, and protocol errors are rejections', async () => {
@@ -76,30 +95,21 @@ t('a full collection gives the garbage back, and protocol errors are rejections'
 
 t('two heap snapshots give what grew between them, by kind of object', async () => {
   // A child holding 1,000 Markers, and 3,000 more once told: the snapshots bracket the growth.
-  const script = [
-    'class Marker { constructor(i) { this.i = i; this.next = null; } }',
-    'const held = Array.from({ length: 1000 }, (_, i) => new Marker(i));',
-    'process.stdin.once("data", () => { for (let i = 0; i < 3000; i++) held.push(new Marker(i)); process.stdout.write("grew\\n"); });',
-    'process.stdout.write("holding\\n");',
-  ].join('\n');
-  const proc = spawn(process.execPath, ['--inspect=127.0.0.1:0', '-e', script], { stdio: ['pipe', 'pipe', 'pipe'] });
-  let err = '';
-  let out = '';
-  proc.stderr!.on('data', (d: Buffer) => (err += d.toString()));
-  proc.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+  const { proc, output, tell } = await inspected(
+    [
+      'class Marker { constructor(i) { this.i = i; this.next = null; } }',
+      'const held = Array.from({ length: 1000 }, (_, i) => new Marker(i));',
+      'process.stdin.once("data", () => { for (let i = 0; i < 3000; i++) held.push(new Marker(i)); process.stdout.write("grew\\n"); });',
+      'process.stdout.write("holding\\n");',
+    ],
+    'holding',
+  );
   const dir = mkdtempSync(join(tmpdir(), 'parley-snapshots-'));
-  const until = async (word: string) => {
-    for (const t0 = Date.now(); !out.includes(word); await new Promise((r) => setTimeout(r, 20))) {
-      if (Date.now() - t0 > 10_000) throw new Error(`no ${word}: ${err}${out}`);
-    }
-  };
   try {
-    await until('holding');
-    const inspector = await Inspector.connect({ output: () => err });
+    const inspector = await Inspector.connect({ output });
     try {
       await inspector.heapSnapshot(join(dir, 'a.heapsnapshot'));
-      proc.stdin!.write('grow\n');
-      await until('grew');
+      await tell('grew');
       await inspector.heapSnapshot(join(dir, 'b.heapsnapshot'));
     } finally {
       inspector.close();

@@ -99,7 +99,7 @@ export class RealmQueues {
 
   /** The listed queue of this id. */
   private named(id: string): EventQueue | undefined {
-    const bucket = this.buckets.get(bucketOf(id, this.realm.services.config.queues.buckets));
+    const bucket = this.buckets.get(this.bucketNumber(id));
     if (bucket === undefined) return undefined;
     const q = childNamed(bucket, this.renamed.get(id) ?? id);
     return q instanceof EventQueue && q.listed ? q : undefined;
@@ -327,8 +327,14 @@ export class RealmQueues {
     return queue;
   }
 
+  /** Which bucket holds the actor of a queue id. */
+  private bucketNumber(queueId: string): number {
+    return bucketOf(queueId, this.realm.services.config.queues.buckets);
+  }
+
+  /** The bucket actor of a queue id, spawned at its first queue. */
   private bucket(queueId: string): Ref<never> {
-    const n = bucketOf(queueId, this.realm.services.config.queues.buckets);
+    const n = this.bucketNumber(queueId);
     let ref = this.buckets.get(n);
     if (!ref) {
       // Buckets only hold children; they never receive messages.
