@@ -2,7 +2,7 @@
 // a channel of 10,000 subscribers whose clients declared the same options is presented and
 // turned into JSON once, and every queue buffers the same string.
 import { CAPABILITY_KEYS } from '../../domain/client-capabilities.js';
-import { presentEvent } from '../../domain/events/present.js';
+import { serializeEvent } from '../../domain/events/serialize.js';
 import type { ClientEvent, ClientView, RealmLookup } from '../../domain/events/view.js';
 import { RawJson } from '../../domain/raw-json.js';
 import type { PublishedEvent } from '../event-sequencer.js';
@@ -39,20 +39,46 @@ export function viewVariant(view: ClientView): string {
 }
 const variants = new Map<string, string>();
 
+/**
+ * One event's presentations in one delivery. Most events look the same to every client of a
+ * variant, and most deliveries reach one variant: that first presentation is kept in fields,
+ * found by comparing the variant (an interned string), with no lookup by key; the rest in a map.
+ */
+class EventPresentations {
+  /** Whether the event looks alike to every client of a variant (no per-viewer or per-queue part). */
+  readonly shared: boolean;
+  firstKey: string | null = null;
+  first: Presented[] = [];
+  others: Map<string, Presented[]> | null = null;
+
+  constructor(e: PublishedEvent) {
+    this.shared = e.payload._local === undefined && e.perUser === undefined && !VIEWER_DEPENDENT.has(e.type);
+  }
+}
+
+/** The key of a presentation of `e` for `view`: its variant, and its viewer or queue where those show. */
+function presentationKey(e: PublishedEvent, view: ClientView, variant: string): string {
+  if (e.payload._local !== undefined) return `${variant}:q${view.queueId}`;
+  if (e.perUser?.[view.userId] !== undefined || VIEWER_DEPENDENT.has(e.type)) return `${variant}:u${view.userId}`;
+  return variant;
+}
+
 /** One per delivery (a batch of released events) or per restore. */
 export class PresentationCache {
-  private readonly cache = new Map<PublishedEvent, Map<string, Presented[]>>();
+  private readonly cache = new Map<PublishedEvent, EventPresentations>();
 
   present(e: PublishedEvent, view: ClientView, variant: string, realm: RealmLookup): Presented[] {
-    let key = variant;
-    if (e.payload._local !== undefined) key += `:q${view.queueId}`;
-    else if (e.perUser?.[view.userId] !== undefined || VIEWER_DEPENDENT.has(e.type)) key += `:u${view.userId}`;
-    let byVariant = this.cache.get(e);
-    if (!byVariant) this.cache.set(e, (byVariant = new Map()));
-    let out = byVariant.get(key);
-    if (!out) {
-      out = presentEvent(e, { view, realm }).map((event) => ({ event, buffered: { id: event.id, json: Buffer.from(JSON.stringify(event)) } }));
-      byVariant.set(key, out);
+    let p = this.cache.get(e);
+    if (p === undefined) this.cache.set(e, (p = new EventPresentations(e)));
+    const key = p.shared ? variant : presentationKey(e, view, variant);
+    if (key === p.firstKey) return p.first;
+    let out = p.others?.get(key);
+    if (out === undefined) {
+      out = serializeEvent(e, { view, realm }).map(({ event, json }) => ({ event, buffered: { id: event.id, json: Buffer.from(json) } }));
+      if (p.firstKey === null) {
+        p.firstKey = key;
+        p.first = out;
+      } else (p.others ??= new Map()).set(key, out);
     }
     return out;
   }
