@@ -72,6 +72,7 @@ import { getRealmPresence, getUserPresence, updatePresence } from './endpoints/p
 import {
   addApnsToken,
   addFcmToken,
+  registerClientDevice,
   registerPushDevice,
   removeApnsToken,
   removeFcmToken,
@@ -234,6 +235,7 @@ export const apiRoutes: RouteTable = {
   '/users/me/presence': { POST: updatePresence },
   '/users/me/apns_device_token': { POST: addApnsToken, DELETE: removeApnsToken },
   '/users/me/android_gcm_reg_id': { POST: addFcmToken, DELETE: removeFcmToken },
+  '/register_client_device': { POST: registerClientDevice },
   '/mobile_push/register': { POST: registerPushDevice },
   '/mobile_push/test_notification': { POST: sendLegacyTestNotification },
   '/mobile_push/e2ee/test_notification': { POST: sendE2eeTestNotification },

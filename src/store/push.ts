@@ -37,6 +37,34 @@ export interface TokenFields {
   readonly encryptedPushRegistration: string;
 }
 
+/** A new logged-in device of this user (POST /register_client_device): its id. */
+export async function insertClientDevice(db: CommonQueryMethods, userId: number): Promise<number> {
+  return db.oneFirst(sql.type(z.object({ id: z.number() }))`INSERT INTO client_devices (user_id) VALUES (${userId}) RETURNING id`);
+}
+
+/** Whether this user registered the device (a device's push registration is its own proof). */
+export async function isClientDevice(db: CommonQueryMethods, userId: number, deviceId: number): Promise<boolean> {
+  return db.exists(sql.unsafe`SELECT 1 FROM client_devices WHERE id = ${deviceId} AND user_id = ${userId}`);
+}
+
+const clientDeviceRow = z.object({
+  device_id: z.number(),
+  push_key_id: z.number().nullable(),
+  token_id: z.string().nullable(),
+  token_updated: z.number().nullable(),
+});
+export type ClientDeviceRow = z.infer<typeof clientDeviceRow>;
+
+/** This user's devices, registered or known by their push registration, with what push knows of each. */
+export function clientDevicesOfUser(db: CommonQueryMethods, userId: number): Promise<readonly ClientDeviceRow[]> {
+  return db.any(sql.type(clientDeviceRow)`
+    SELECT d.id AS device_id, p.push_key_id, p.token_id, p.token_updated
+    FROM (SELECT id FROM client_devices WHERE user_id = ${userId}
+          UNION SELECT device_id FROM push_devices WHERE user_id = ${userId}) AS d (id)
+    LEFT JOIN push_devices p ON p.user_id = ${userId} AND p.device_id = d.id
+    ORDER BY d.id`);
+}
+
 /** Create or update a device's registration; absent groups keep their stored values. */
 export async function saveDevice(
   db: CommonQueryMethods,
@@ -44,11 +72,14 @@ export async function saveDevice(
   deviceId: number,
   key: PushKeyFields | null,
   token: TokenFields | null,
+  now: number,
 ): Promise<void> {
   await db.query(sql.unsafe`
-    INSERT INTO push_devices (user_id, device_id, push_key_id, push_key, token_kind, token_id, bouncer_public_key, encrypted_push_registration)
+    INSERT INTO push_devices (user_id, device_id, push_key_id, push_key, token_kind, token_id, bouncer_public_key, encrypted_push_registration,
+                              token_updated)
     VALUES (${userId}, ${deviceId}, ${key?.pushKeyId ?? null}, ${key ? sql.binary(key.pushKey) : null}, ${token?.tokenKind ?? null},
-            ${token?.tokenId ?? null}, ${token?.bouncerPublicKey ?? null}, ${token?.encryptedPushRegistration ?? null})
+            ${token?.tokenId ?? null}, ${token?.bouncerPublicKey ?? null}, ${token?.encryptedPushRegistration ?? null},
+            ${token ? sql.fragment`to_timestamp(${now / 1000})` : null})
     ON CONFLICT (user_id, device_id) DO UPDATE SET
       push_key_id = coalesce(excluded.push_key_id, push_devices.push_key_id),
       push_key = coalesce(excluded.push_key, push_devices.push_key),
@@ -56,6 +87,7 @@ export async function saveDevice(
       token_id = coalesce(excluded.token_id, push_devices.token_id),
       bouncer_public_key = coalesce(excluded.bouncer_public_key, push_devices.bouncer_public_key),
       encrypted_push_registration = coalesce(excluded.encrypted_push_registration, push_devices.encrypted_push_registration),
+      token_updated = coalesce(excluded.token_updated, push_devices.token_updated),
       date_updated = now()`);
 }
 

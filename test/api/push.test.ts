@@ -1,5 +1,7 @@
-// Push: POST /mobile_push/register (endpoint 9: groups of fields, key and token rotation,
-// removal of the matching legacy token, PUSH_SERVICE_NOT_CONFIGURED), the deprecated APNs and
+// Push: POST /register_client_device (the server names a device; `device` events and register's
+// `devices`), POST /mobile_push/register (endpoint 9: a registered device, groups of fields, key
+// and token rotation, removal of the matching legacy token, PUSH_SERVICE_NOT_CONFIGURED), the
+// deprecated APNs and
 // FCM token endpoints (endpoint 14), and new-message notifications encrypted per device and
 // posted to a fake push service, decrypted here with the device key.
 import { randomBytes } from 'node:crypto';
@@ -10,6 +12,7 @@ import { z } from 'zod';
 import { decryptOnDevice, tokenId } from '../../src/domain/push-crypto.js';
 import { notifyNewMessage, type PushMessage } from '../../src/push/push-notifier.js';
 import { assertError, assertSuccess } from '../helpers/assert.js';
+import { drainEvents, expectConsistent, registerState } from '../helpers/consistency.js';
 import { oneOfEachRole, ROLE_NAMES, type OneOfEachRole } from '../helpers/roles.js';
 import { startFakePushService, type FakePushService } from '../helpers/fake-push-service.js';
 import { startTestServer, type TestRealm, type TestServer, type TestUser } from '../helpers/server.js';
@@ -19,6 +22,13 @@ let server: TestServer;
 let realm: TestRealm;
 let cast: OneOfEachRole;
 let deviceCounter = 0;
+
+/** A new device of the user's (POST /register_client_device). */
+async function newDeviceId(user: TestUser): Promise<number> {
+  const id = assertSuccess(await user.post('/api/v1/register_client_device', {})).device_id;
+  assert.ok(Number.isSafeInteger(id) && id > 0, `device_id ${id}`);
+  return id;
+}
 
 interface Device {
   readonly deviceId: number;
@@ -38,7 +48,8 @@ const tokenFields = (token: string, kind = 'fcm') => ({
 });
 
 async function registerDevice(user: TestUser, o: { token?: string; kind?: string } = {}): Promise<Device> {
-  const device: Device = { deviceId: ++deviceCounter, key: newKey(), keyId: 1000 + deviceCounter, token: o.token ?? `tok-${deviceCounter}` };
+  ++deviceCounter;
+  const device: Device = { deviceId: await newDeviceId(user), key: newKey(), keyId: 1000 + deviceCounter, token: o.token ?? `tok-${deviceCounter}` };
   assertSuccess(
     await user.post('/api/v1/mobile_push/register', {
       device_id: device.deviceId,
@@ -80,17 +91,18 @@ reg('initial registration needs both groups; every role may register', async () 
   for (const role of ROLE_NAMES) await registerDevice(cast[role]);
   const key = newKey().toString('base64');
   assertError(
-    await cast.member.post('/api/v1/mobile_push/register', { device_id: 900, push_key_id: 1, push_key: key }),
+    await cast.member.post('/api/v1/mobile_push/register', { device_id: await newDeviceId(cast.member), push_key_id: 1, push_key: key }),
     "A device's first registration needs both the push key fields and the token fields.",
   );
   assertError(
-    await cast.member.post('/api/v1/mobile_push/register', { device_id: 901, ...tokenFields('t') }),
+    await cast.member.post('/api/v1/mobile_push/register', { device_id: await newDeviceId(cast.member), ...tokenFields('t') }),
     "A device's first registration needs both the push key fields and the token fields.",
   );
 });
 
 reg('fields come in groups', async () => {
-  const post = (params: Record<string, unknown>) => cast.member.post('/api/v1/mobile_push/register', { device_id: 950, ...params } as never);
+  const deviceId = await newDeviceId(cast.member);
+  const post = (params: Record<string, unknown>) => cast.member.post('/api/v1/mobile_push/register', { device_id: deviceId, ...params } as never);
   const key = newKey().toString('base64');
   assertError(await post({}), "Missing 'push_key' argument", 400, 'REQUEST_VARIABLE_MISSING');
   assertError(await post({ push_key: key }), "Missing 'push_key_id' argument");
@@ -101,8 +113,9 @@ reg('fields come in groups', async () => {
 });
 
 reg('field validation', async () => {
+  const deviceId = await newDeviceId(cast.member);
   const post = (params: Record<string, unknown>) =>
-    cast.member.post('/api/v1/mobile_push/register', { device_id: 960, push_key_id: 5, push_key: newKey().toString('base64'), ...tokenFields('v'), ...params } as never);
+    cast.member.post('/api/v1/mobile_push/register', { device_id: deviceId, push_key_id: 5, push_key: newKey().toString('base64'), ...tokenFields('v'), ...params } as never);
   assertError(await post({ push_key: Buffer.concat([Buffer.from([0x32]), randomBytes(32)]).toString('base64') }), 'Invalid push_key');
   assertError(await post({ push_key: Buffer.concat([Buffer.from([0x31]), randomBytes(16)]).toString('base64') }), 'Invalid push_key');
   assertError(await post({ push_key: 'not base64!' }), 'Invalid push_key');
@@ -126,6 +139,69 @@ reg('registering a provider token removes the same legacy token', async () => {
   assert.equal(await tokensOf(cast.moderator), ['another-token']);
   // Only the registering user's token goes.
   assert.equal(await tokensOf(cast.admin), ['shared-fcm-token']);
+});
+
+const devices = suite('POST /register_client_device');
+devices.before(setup);
+
+devices('every role registers devices, each with a new id; a device registers for push only by its owner', async () => {
+  const seen = new Set<number>();
+  for (const role of ROLE_NAMES) {
+    for (let i = 0; i < 2; i++) seen.add(await newDeviceId(cast[role]));
+  }
+  assert.is(seen.size, ROLE_NAMES.length * 2);
+  const mine = await newDeviceId(cast.member);
+  const fields = () => ({ push_key_id: 1, push_key: newKey().toString('base64'), ...tokenFields('owned') });
+  assertError(await cast.admin.post('/api/v1/mobile_push/register', { device_id: mine, ...fields() }), 'Invalid device_id', 400, 'BAD_REQUEST');
+  assertError(await cast.member.post('/api/v1/mobile_push/register', { device_id: mine + 1_000_000, ...fields() }), 'Invalid device_id');
+  assertSuccess(await cast.member.post('/api/v1/mobile_push/register', { device_id: mine, ...fields() }));
+});
+
+devices("register's devices, kept current by device events: a new device, its registration, each rotation", async () => {
+  const u = await realm.createUser();
+  const types = { types: ['device'] };
+  let deviceId = 0;
+  const added = await expectConsistent(u, async () => (deviceId = await newDeviceId(u)), types);
+  assert.equal(added.map(({ id: _id, ...e }) => e), [{ type: 'device', op: 'add', device_id: deviceId }]);
+  const key = newKey();
+  const before = Math.floor(Date.now() / 1000);
+  const registered = await expectConsistent(
+    u,
+    async () =>
+      assertSuccess(await u.post('/api/v1/mobile_push/register', { device_id: deviceId, push_key_id: 31, push_key: key.toString('base64'), ...tokenFields('first') })),
+    types,
+  );
+  const { id: _id, push_token_last_updated_timestamp: at, ...update } = registered[0]!;
+  assert.equal(update, { type: 'device', op: 'update', device_id: deviceId, push_key_id: 31, push_token_id: tokenId('first'), pending_push_token_id: null });
+  assert.ok(at >= before && at <= Math.ceil(Date.now() / 1000), `push_token_last_updated_timestamp ${at}`);
+  const keyRotated = await expectConsistent(
+    u,
+    async () => assertSuccess(await u.post('/api/v1/mobile_push/register', { device_id: deviceId, push_key_id: 32, push_key: newKey().toString('base64') })),
+    types,
+  );
+  assert.equal(keyRotated.map(({ id: _id, ...e }) => e), [{ type: 'device', op: 'update', device_id: deviceId, push_key_id: 32 }]);
+  await expectConsistent(u, async () => assertSuccess(await u.post('/api/v1/mobile_push/register', { device_id: deviceId, ...tokenFields('second', 'apns') })), types);
+  const state = await registerState(u, types);
+  assert.equal(state.devices, {
+    [deviceId]: {
+      push_key_id: 32,
+      push_token_id: tokenId('second'),
+      pending_push_token_id: null,
+      push_token_last_updated_timestamp: state.devices[deviceId].push_token_last_updated_timestamp,
+      push_registration_error_code: null,
+    },
+  });
+  assert.type(state.devices[deviceId].push_token_last_updated_timestamp, 'number');
+});
+
+devices("devices are their owner's alone: others neither list them nor hear of them", async () => {
+  const [u, other] = [await realm.createUser(), await realm.createUser()];
+  const theirs = await registerState(other, { types: ['device'] });
+  const id = await newDeviceId(u);
+  assert.equal(await drainEvents(other, theirs.queue_id), []);
+  assert.equal((await registerState(other, { types: ['device'] })).devices, {});
+  assert.equal(Object.keys((await registerState(u, { types: ['device'] })).devices), [String(id)]);
+  assert.not.ok('devices' in (await registerState(u, { types: ['realm'] })), 'only when device is fetched');
 });
 
 const notify = suite('encrypted notifications');
@@ -499,6 +575,7 @@ unconfigured('E2EE registration is refused; legacy tokens still register; nothin
 });
 
 reg.run();
+devices.run();
 notify.run();
 sends.run();
 legacy.run();

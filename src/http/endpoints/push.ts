@@ -1,5 +1,6 @@
-// Push registration: POST /mobile_push/register (endpoint 9, end-to-end encrypted, in two
-// groups of fields) and the deprecated provider-token endpoints (endpoint 14 and its FCM twin);
+// Push registration: a logged-in device first (POST /register_client_device, which names it),
+// then POST /mobile_push/register (endpoint 9, end-to-end encrypted, in two groups of fields);
+// the deprecated provider-token endpoints (endpoint 14 and its FCM twin);
 // test notifications to the caller's devices (POST /mobile_push/test_notification for provider
 // tokens, POST /mobile_push/e2ee/test_notification for encrypted devices).
 import { z } from 'zod';
@@ -26,6 +27,11 @@ const base64Field = (name: string, value: string): string => {
   if (!decodeStandardBase64(value)) throw errors.badRequest(`Invalid ${name}`);
   return value;
 };
+
+/** A new device of the caller's: its id, for POST /mobile_push/register. */
+export const registerClientDevice = userEndpoint(z.object({}), async (ctx) => {
+  return { device_id: await ctx.realm.ask('push.registerClientDevice', { userId: ctx.user.id }) };
+});
 
 export const registerPushDevice = userEndpoint(
   z.object({

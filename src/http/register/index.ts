@@ -3,6 +3,7 @@ import { channelFolderState } from './channel-folders.js';
 import { presenceState } from './presence.js';
 import {
   alertWordsState,
+  devicesState,
   draftsState,
   mutedUsersState,
   navigationViewsState,
@@ -44,6 +45,7 @@ export const stateProviders: readonly StateProvider[] = [
   userStatusState,
   savedSnippetsState,
   navigationViewsState,
+  devicesState,
   subscriptionState,
   streamState,
   defaultStreamState,

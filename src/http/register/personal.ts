@@ -1,5 +1,6 @@
 // A user's own data in POST /register (alert_words, drafts, scheduled_messages, reminders,
-// muted_users, saved_snippets, navigation_views) and the statuses of everyone (user_status).
+// muted_users, saved_snippets, navigation_views, devices) and the statuses of everyone
+// (user_status).
 import { formatSnippet } from '../../actors/realm/personal.js';
 import { formatDraft } from '../../actors/conversations/drafts.js';
 import { formatReminder, formatScheduledMessage } from '../../actors/conversations/scheduled.js';
@@ -10,6 +11,7 @@ import { listViews } from '../../store/navigation-views.js';
 import { listSnippets } from '../../store/saved-snippets.js';
 import { formatStatus } from '../../domain/personal.js';
 import { listStatuses } from '../../store/user-status.js';
+import { clientDevicesOfUser } from '../../store/push.js';
 import type { StateProvider } from './state.js';
 
 export const alertWordsState: StateProvider = {
@@ -88,5 +90,28 @@ export const navigationViewsState: StateProvider = {
   spectators: false,
   async fetch(ctx) {
     return { navigation_views: await listViews(ctx.app.db, ctx.user!.id) };
+  },
+};
+
+/**
+ * The user's logged-in devices by id, with what push knows of each. Parley hands a provider token
+ * to the push service with each notification, so a token is in use once registered: never pending,
+ * never failed.
+ */
+export const devicesState: StateProvider = {
+  types: ['device'],
+  spectators: false,
+  async fetch(ctx) {
+    const devices: Record<string, Record<string, unknown>> = {};
+    for (const d of await clientDevicesOfUser(ctx.app.db, ctx.user!.id)) {
+      devices[String(d.device_id)] = {
+        push_key_id: d.push_key_id,
+        push_token_id: d.token_id,
+        pending_push_token_id: null,
+        push_token_last_updated_timestamp: d.token_updated === null ? null : Math.floor(d.token_updated / 1000),
+        push_registration_error_code: null,
+      };
+    }
+    return { devices };
   },
 };

@@ -122,6 +122,8 @@ export const realmEntries: Matrix = {
   'DELETE /api/v1/users/me/apns_device_token': plain('/users/me/apns_device_token', { token: 'ab'.repeat(32) }),
   'POST /api/v1/users/me/android_gcm_reg_id': plain('/users/me/android_gcm_reg_id', { token: 'probe-token' }),
   'DELETE /api/v1/users/me/android_gcm_reg_id': plain('/users/me/android_gcm_reg_id', { token: 'probe-token' }),
+  // Any account names a new device of its own.
+  'POST /api/v1/register_client_device': plain('/register_client_device'),
   'POST /api/v1/mobile_push/register': plain('/mobile_push/register', { device_id: 1 }),
   // Only ever the caller's own devices (the push tests send to them); here, with no push service, refused alike.
   'POST /api/v1/mobile_push/test_notification': plain('/mobile_push/test_notification', { token: 'abcdef0123' }),

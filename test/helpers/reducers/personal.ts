@@ -1,5 +1,5 @@
 // Reducers for a user's own data (alert words, drafts, scheduled messages, reminders, muted
-// users, saved snippets, navigation views) and statuses.
+// users, saved snippets, navigation views, devices) and statuses.
 import type { Reducer } from './types.js';
 
 const alertWords: Reducer = (state, e) => {
@@ -81,6 +81,23 @@ const navigationView: Reducer = (state, e) => {
   else list.push(e.navigation_view);
 };
 
+/** A new device knows nothing of push; an update carries only what changed. */
+const device: Reducer = (state, e) => {
+  const devices: Record<string, Record<string, unknown>> | undefined = state.devices;
+  if (!devices) return;
+  const { type: _type, op, device_id: id, id: _id, ...changed } = e;
+  if (op === 'add') {
+    devices[String(id)] = {
+      push_key_id: null,
+      push_token_id: null,
+      pending_push_token_id: null,
+      push_token_last_updated_timestamp: null,
+      push_registration_error_code: null,
+    };
+  } else if (op === 'update') Object.assign(devices[String(id)]!, changed);
+  else delete devices[String(id)];
+};
+
 export const personalReducers: Record<string, Reducer> = {
   alert_words: alertWords,
   drafts,
@@ -90,4 +107,5 @@ export const personalReducers: Record<string, Reducer> = {
   user_status: userStatus,
   saved_snippets: savedSnippets,
   navigation_view: navigationView,
+  device,
 };
