@@ -5,6 +5,7 @@ import * as assert from 'uvu/assert';
 import { Role } from '../../src/domain/roles.js';
 import { assertError, assertSuccess } from '../helpers/assert.js';
 import { expectConsistent } from '../helpers/consistency.js';
+import { createChannel } from '../helpers/messaging.js';
 import { everyRole, type EveryRole } from '../helpers/people.js';
 import { startTestServer, type TestRealm, type TestServer, type TestUser } from '../helpers/server.js';
 
@@ -330,6 +331,31 @@ lifecycle('deactivation moves the user to realm_non_active_users, with their bot
   assert.ok(events.some((e) => e.type === 'realm_bot' && e.bot.user_id === bot.id && e.bot.is_active === false));
   assertError(await target.get('/api/v1/users/me'), 'Account is deactivated', 401, 'USER_DEACTIVATED');
   assertError(await bot.get('/api/v1/users/me'), 'Account is deactivated', 401, 'USER_DEACTIVATED');
+});
+
+lifecycle("an account leaves its channels' subscriber lists on deactivation (archived ones too) and rejoins them on reactivation", async () => {
+  const target = await lr.createUser({ name: 'Sub Scriber' });
+  const bot = await lr.createUser({ bot: true, botOwnerId: target.id });
+  const channels: number[] = [];
+  for (const [name, extra] of [['peers-public', {}], ['peers-private', { invite_only: true }], ['peers-archived', {}]] as const) {
+    channels.push(await createChannel(l.owner, name, { others: [l.member, target, bot], ...extra }));
+  }
+  assertSuccess(await l.owner.delete(`/api/v1/streams/${channels[2]}`));
+  const params = {
+    types: ['subscription', 'stream', 'realm_user'],
+    registerParams: { include_subscribers: true, client_capabilities: { archived_channels: true } },
+  };
+  const peerEvents = (events: Array<Record<string, any>>) =>
+    events.filter((e) => e.type === 'subscription').map((e) => [e.op, e.stream_ids, e.user_ids]);
+  const gone = await expectConsistent(l.member, () => l.admin.delete(`/api/v1/users/${target.id}`), params);
+  assert.equal(peerEvents(gone), channels.map((c) => ['peer_remove', [c], [target.id, bot.id].sort((a, b) => a - b)]));
+  const firstUserEvent = gone.findIndex((e) => e.type === 'realm_user');
+  assert.ok(gone.findLastIndex((e) => e.type === 'subscription') < firstUserEvent, 'the subscriber lists change before the deactivation is told');
+  const back = await expectConsistent(l.member, () => l.admin.post(`/api/v1/users/${target.id}/reactivate`), params);
+  assert.equal(peerEvents(back), channels.map((c) => ['peer_add', [c], [target.id]]), 'the bot stays deactivated');
+  // The guest sees none of these channels' subscribers, and hears nothing of them.
+  const guestSees = await expectConsistent(l.guest, () => l.admin.delete(`/api/v1/users/${target.id}`), params);
+  assert.equal(peerEvents(guestSees), []);
 });
 
 lifecycle('POST /users/{id}/reactivate', async () => {

@@ -17,7 +17,8 @@
 //   to whoever held it or was subscribed to its channel, could read it before and cannot after.
 //   `subscription` add/remove to the subscriber, peer_add/peer_remove to the other users who may
 //   see the channel's subscribers (web-public, subscribed, or a non-guest for a public channel or
-//   an administrator for a private one).
+//   an administrator for a private one); peer_remove and peer_add to them too when a subscriber
+//   is deactivated or reactivated.
 
 export const USERS = ['owner', 'admin', 'member', 'guest'] as const;
 export type UserKey = (typeof USERS)[number];
@@ -188,7 +189,13 @@ export function applyRole(m: ModelState, who: UserKey, role: RoleCode): Expected
   return new Map();
 }
 
+/** Subscriber lists hold active users: a subscriber's peers hear of a deactivation or a reactivation. */
 export function applyActive(m: ModelState, who: UserKey, active: boolean): ExpectedEvents {
   m.users[who].active = active;
-  return new Map();
+  const out: ExpectedEvents = new Map();
+  for (const c of CHANNELS) {
+    if (!m.channels[c].subs.has(who)) continue;
+    for (const u of peers(m, c, who)) expect(out, u, `subscription ${active ? 'peer_add' : 'peer_remove'} ${c} ${who}`);
+  }
+  return out;
 }

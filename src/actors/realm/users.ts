@@ -5,6 +5,7 @@
 import type { EventSpec } from '../event-sequencer.js';
 import { errors } from '../../domain/errors.js';
 import { apiEmailFor, canSeeDeliveryEmail, dummyEmailDomain, isValidEmail } from '../../domain/emails.js';
+import { peerAdd, peerRemove } from '../../domain/events/subscriptions.js';
 import { realmBotEvent, realmUserEvent } from '../../domain/events/users.js';
 import { hasVideocallTokenEvent } from '../../domain/events/videocalls.js';
 import { canCreateVideoCalls } from '../../domain/videocalls.js';
@@ -18,6 +19,7 @@ import { deleteUserSessions } from '../../store/sessions.js';
 import * as users from '../../store/users.js';
 import type { RealmContext } from './actor.js';
 import { botDict } from './bot-view.js';
+import { metadataAudience } from './channel-view.js';
 import { directNamedGroups, membershipEvents } from './groups.js';
 import { toUserRecord, type RealmState, type UserRecord } from './state.js';
 
@@ -188,6 +190,33 @@ async function setRole(ctx: RealmContext, input: SetRoleInput): Promise<UserReco
   );
 }
 
+/**
+ * subscription peer events for accounts leaving (deactivation) or rejoining (reactivation) the
+ * subscriber lists of their channels, archived ones included: one a channel, to the others who see
+ * its metadata.
+ */
+function peerChanges(state: RealmState, accounts: readonly UserRecord[], joining: boolean): EventSpec[] {
+  const moving = new Set(accounts.map((u) => u.id));
+  const byChannel = new Map<number, number[]>();
+  for (const u of accounts) {
+    for (const channelId of state.channels.subscriptionsOf(u.id)) {
+      const ids = byChannel.get(channelId);
+      if (ids) ids.push(u.id);
+      else byChannel.set(channelId, [u.id]);
+    }
+  }
+  const events: EventSpec[] = [];
+  for (const [channelId, userIds] of [...byChannel].sort(([a], [b]) => a - b)) {
+    const c = state.channels.get(channelId);
+    if (!c) continue;
+    const peers = metadataAudience(state, c).filter((id) => !moving.has(id));
+    if (peers.length === 0) continue;
+    const change = { stream_ids: [channelId], user_ids: userIds.sort((a, b) => a - b) };
+    events.push(joining ? peerAdd.build({ op: 'peer_add', ...change }, { userIds: peers }) : peerRemove.build({ op: 'peer_remove', ...change }, { userIds: peers }));
+  }
+  return events;
+}
+
 export interface SetActiveInput {
   readonly userId: number;
   readonly active: boolean;
@@ -219,6 +248,8 @@ async function setActive(ctx: RealmContext, input: SetActiveInput): Promise<User
     async (tx, emit) => {
       const out: UserRecord[] = [];
       if (!input.active) await deleteUserSessions(tx, changed.map((u) => u.id));
+      // Subscriber lists hold active accounts only: they leave them before their deactivation is told.
+      if (!input.active) for (const e of peerChanges(state, changed, false)) emit(e);
       for (const u of changed) {
         await users.setActive(tx, u.id, input.active);
         emit(realmUserEvent.build({ op: 'update', person: { user_id: u.id, is_active: input.active } }, { userIds: null }));
@@ -230,6 +261,7 @@ async function setActive(ctx: RealmContext, input: SetActiveInput): Promise<User
         for (const e of membershipEvents(state, u.id, input.active ? groups : [], input.active ? [] : groups)) emit(e);
         out.push({ ...u, is_active: input.active });
       }
+      if (input.active) for (const e of peerChanges(state, changed, true)) emit(e);
       return out;
     },
     // Cut the accounts off before anything else reaches them (their own deactivation included).
