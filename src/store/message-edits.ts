@@ -163,7 +163,6 @@ export function editsOf(db: CommonQueryMethods, messageId: number): Promise<read
     FROM message_edits WHERE message_id = ${messageId} ORDER BY id`);
 }
 
-/** Delete messages (rows, reactions, history and upload links go with them). */
 /**
  * The newest `limit` messages of a channel's topic (in any case), with their topics as stored;
  * with `receivedBy`, only those that user has a row of.
@@ -181,6 +180,28 @@ export function topicBatch(
     ORDER BY m.id DESC LIMIT ${limit} FOR UPDATE`);
 }
 
+const placedRow = z.object({ id: z.number(), channel_id: z.number().nullable(), topic: z.string().nullable(), dm_key: z.string().nullable() });
+export type PlacedMessage = z.infer<typeof placedRow>;
+
+/** Every message these users sent in the organization, where each is now, oldest first. */
+export function sentBy(db: CommonQueryMethods, realmId: number, senderIds: readonly number[]): Promise<readonly PlacedMessage[]> {
+  return db.any(sql.type(placedRow)`
+    SELECT id, channel_id, topic, dm_key FROM messages
+    WHERE realm_id = ${realmId} AND sender_id = ANY(${sql.array(senderIds, 'int4')}) ORDER BY id`);
+}
+
+/**
+ * Of these messages, locked, those still in one channel (`channelId`) or, with null, those that
+ * are direct messages.
+ */
+export function lockPlaced(db: CommonQueryMethods, realmId: number, ids: readonly number[], channelId: number | null): Promise<readonly PlacedMessage[]> {
+  const where = channelId === null ? sql.fragment`channel_id IS NULL` : sql.fragment`channel_id = ${channelId}`;
+  return db.any(sql.type(placedRow)`
+    SELECT id, channel_id, topic, dm_key FROM messages
+    WHERE realm_id = ${realmId} AND id = ANY(${sql.array(ids, 'int8')}) AND ${where} ORDER BY id FOR UPDATE`);
+}
+
+/** Delete messages (rows, reactions, history and upload links go with them). */
 export async function deleteMessages(db: CommonQueryMethods, ids: readonly number[]): Promise<void> {
   await db.query(sql.unsafe`DELETE FROM messages WHERE id = ANY(${sql.array(ids, 'int8')})`);
 }

@@ -1,5 +1,5 @@
 // The commands of conversation owners (channel and direct-message actors), one line per module.
-import { deleteMessage, deleteTopic } from './delete.js';
+import { deleteListed, deleteMessage, deleteTopic } from './delete.js';
 import { editMessage } from './edit.js';
 import { react } from './reactions.js';
 import type { ConversationContext } from './conversations.js';
@@ -29,5 +29,6 @@ export const conversationCommands = {
   edit: editMessage,
   delete: deleteMessage,
   deleteTopic,
+  deleteListed,
   react,
 };

@@ -1,44 +1,84 @@
-// The delete commands of a conversation's owner: a message, or a channel's topic, goes (with its
-// rows, reactions, history and upload links), delete_message reaches everyone who could see it,
-// and devices still showing its push notification drop it.
+// The delete commands of a conversation's owner: a message, a channel's topic, or messages the
+// caller listed (a deactivation's `actions`) go (with their rows, reactions, history and upload
+// links), delete_message reaches everyone who could see them, and devices still showing their
+// push notifications drop them.
 import { deleteMessageEvent } from '../../domain/events/messages.js';
 import { notifyDeleted } from '../../push/push-notifier.js';
 import { refreshFirstMessage } from '../../store/channels.js';
-import { deleteMessages, rowsOf, topicBatch } from '../../store/message-edits.js';
+import { deleteMessages, lockPlaced, rowsOf, topicBatch, type PlacedMessage } from '../../store/message-edits.js';
 import type { ConversationContext } from './conversations.js';
 import { emitFirstMessageChange, lockTarget } from './edit.js';
 import { activeSubscribers } from '../realm/channel-view.js';
+import type { CommonQueryMethods } from 'slonik';
 
 export interface DeleteInput {
   readonly messageId: number;
 }
 
+type Emit = Parameters<Parameters<ConversationContext['write']>[0]>[1];
+
+/** A channel whose first message went: its new first message's id (null: none left). */
+interface FirstMessage {
+  readonly channelId: number;
+  readonly id: number | null;
+}
+
+/** Where a message is, for its delete_message event: a channel's topic, or a direct conversation. */
+const placeOf = (m: PlacedMessage): string => (m.channel_id !== null ? `${m.channel_id}\n${m.topic}` : m.dm_key!);
+
+/**
+ * Delete messages, all of one channel or all direct, in the caller's transaction: one
+ * delete_message event per topic or direct conversation, to those who received its messages (and
+ * every active subscriber where the channel's history is public to them). The channel's new first
+ * message when the first one went, else null.
+ */
+async function deleteRows(ctx: ConversationContext, tx: CommonQueryMethods, emit: Emit, rows: readonly PlacedMessage[]): Promise<FirstMessage | null> {
+  const state = ctx.realm.state;
+  const ids = rows.map((m) => m.id);
+  const receivers = new Map<number, number[]>();
+  for (const r of await rowsOf(tx, ids)) {
+    const list = receivers.get(r.message_id);
+    if (list) list.push(r.user_id);
+    else receivers.set(r.message_id, [r.user_id]);
+  }
+  const channelId = rows[0]!.channel_id;
+  const channel = channelId !== null ? state.channels.get(channelId) : undefined;
+  const everySubscriber = channel?.history_public_to_subscribers ? activeSubscribers(state, channel.id) : [];
+  const places = new Map<string, PlacedMessage[]>();
+  for (const m of rows) {
+    const group = places.get(placeOf(m));
+    if (group) group.push(m);
+    else places.set(placeOf(m), [m]);
+  }
+  for (const group of places.values()) {
+    const recipients = new Set(everySubscriber);
+    for (const m of group) for (const u of receivers.get(m.id) ?? []) recipients.add(u);
+    const groupIds = group.map((m) => m.id);
+    const m = group[0]!;
+    const payload =
+      m.channel_id !== null
+        ? { message_ids: groupIds, message_type: 'stream' as const, stream_id: m.channel_id, topic: m.topic ?? '' }
+        : { message_ids: groupIds, message_type: 'private' as const };
+    emit({ ...deleteMessageEvent.build(payload, { userIds: [...recipients] }), span: groupIds.length });
+  }
+  await deleteMessages(tx, ids);
+  if (!channel || channel.first_message_id === null || !ids.includes(channel.first_message_id)) return null;
+  const first = { channelId: channel.id, id: await refreshFirstMessage(tx, channel.id) };
+  emitFirstMessageChange(state, emit, channel.id, first.id);
+  return first;
+}
+
+/** After commit: the cached channel has its new first message. */
+function cacheFirst(ctx: ConversationContext, first: FirstMessage | null): void {
+  if (first) ctx.realm.state.channels.patch(first.channelId, (c) => ({ ...c, first_message_id: first.id }));
+}
+
 export async function deleteMessage(ctx: ConversationContext, input: DeleteInput): Promise<void> {
-  const { realm } = ctx;
-  let first: { channelId: number; id: number | null } | null = null;
   await ctx.write(
-    async (tx, emit) => {
-      const state = realm.state;
-      const row = await lockTarget(ctx, tx, input.messageId);
-      const recipients = new Set((await rowsOf(tx, [row.id])).map((r) => r.user_id));
-      const channel = row.channel_id !== null ? state.channels.get(row.channel_id) : undefined;
-      if (channel?.history_public_to_subscribers) for (const u of activeSubscribers(state, channel.id)) recipients.add(u);
-      await deleteMessages(tx, [row.id]);
-      if (channel && channel.first_message_id === row.id) {
-        first = { channelId: channel.id, id: await refreshFirstMessage(tx, channel.id) };
-        emitFirstMessageChange(state, emit, channel.id, first.id);
-      }
-      const payload = channel
-        ? { message_ids: [row.id], message_type: 'stream' as const, stream_id: channel.id, topic: row.topic ?? '' }
-        : { message_ids: [row.id], message_type: 'private' as const };
-      emit({ ...deleteMessageEvent.build(payload, { userIds: [...recipients] }), span: 1 });
-    },
-    () => {
-      const f = first as { channelId: number; id: number | null } | null;
-      if (f) realm.state.channels.patch(f.channelId, (c) => ({ ...c, first_message_id: f.id }));
-    },
+    async (tx, emit) => deleteRows(ctx, tx, emit, [await lockTarget(ctx, tx, input.messageId)]),
+    (first) => cacheFirst(ctx, first),
   );
-  void notifyDeleted(realm, [input.messageId]);
+  void notifyDeleted(ctx.realm, [input.messageId]);
 }
 
 export interface DeleteTopicInput {
@@ -60,35 +100,50 @@ const TOPIC_DELETE_BUDGET_MS = 10_000;
  * saying so; the client repeats the request.
  */
 export async function deleteTopic(ctx: ConversationContext, input: DeleteTopicInput): Promise<{ complete: boolean }> {
-  const { realm } = ctx;
   const started = ctx.services.clock.now();
   for (;;) {
-    let first: number | null | undefined;
     let ids: number[] = [];
-    const deleted = await ctx.write(
+    await ctx.write(
       async (tx, emit) => {
-        const state = realm.state;
         const batch = await topicBatch(tx, input.channelId, input.topic, TOPIC_DELETE_BATCH, input.receivedBy);
-        if (batch.length === 0) return 0;
-        ids = batch.map((m) => m.id).sort((a, b) => a - b);
-        const recipients = new Set((await rowsOf(tx, ids)).map((r) => r.user_id));
-        const channel = state.channels.get(input.channelId);
-        if (channel?.history_public_to_subscribers) for (const u of activeSubscribers(state, channel.id)) recipients.add(u);
-        await deleteMessages(tx, ids);
-        if (channel && channel.first_message_id !== null && ids.includes(channel.first_message_id)) {
-          first = await refreshFirstMessage(tx, channel.id);
-          emitFirstMessageChange(state, emit, channel.id, first);
-        }
-        const payload = { message_ids: ids, message_type: 'stream' as const, stream_id: input.channelId, topic: batch[0]!.topic };
-        emit({ ...deleteMessageEvent.build(payload, { userIds: [...recipients] }), span: ids.length });
-        return ids.length;
+        if (batch.length === 0) return null;
+        const rows = batch.map((m) => ({ id: m.id, channel_id: input.channelId, topic: m.topic, dm_key: null })).sort((a, b) => a.id - b.id);
+        ids = rows.map((m) => m.id);
+        return deleteRows(ctx, tx, emit, rows);
       },
-      () => {
-        if (first !== undefined) realm.state.channels.patch(input.channelId, (c) => ({ ...c, first_message_id: first! }));
-      },
+      (first) => cacheFirst(ctx, first),
     );
-    void notifyDeleted(realm, ids);
-    if (deleted < TOPIC_DELETE_BATCH) return { complete: true };
+    void notifyDeleted(ctx.realm, ids);
+    if (ids.length < TOPIC_DELETE_BATCH) return { complete: true };
     if (ctx.services.clock.now() - started > TOPIC_DELETE_BUDGET_MS) return { complete: false };
   }
+}
+
+export interface DeleteListedInput {
+  /** Messages of this owner's conversations; any since moved elsewhere are left. */
+  readonly messageIds: readonly number[];
+}
+
+/**
+ * Listed messages, those still this owner's, in batches of TOPIC_DELETE_BATCH, each batch its own
+ * transaction (deleteRows). The number deleted.
+ */
+export async function deleteListed(ctx: ConversationContext, input: DeleteListedInput): Promise<number> {
+  const channelId = ctx.owner.kind === 'channel' ? ctx.owner.channelId : null;
+  let deleted = 0;
+  for (let at = 0; at < input.messageIds.length; at += TOPIC_DELETE_BATCH) {
+    let ids: number[] = [];
+    await ctx.write(
+      async (tx, emit) => {
+        const rows = await lockPlaced(tx, ctx.realm.id, input.messageIds.slice(at, at + TOPIC_DELETE_BATCH), channelId);
+        if (rows.length === 0) return null;
+        ids = rows.map((m) => m.id);
+        return deleteRows(ctx, tx, emit, rows);
+      },
+      (first) => cacheFirst(ctx, first),
+    );
+    deleted += ids.length;
+    void notifyDeleted(ctx.realm, ids);
+  }
+  return deleted;
 }

@@ -33,10 +33,10 @@ interface Change {
 
 const all = { userIds: null };
 
-export function nameChange(state: RealmState, u: UserRecord, name: string): Change | null {
+export function nameChange(state: RealmState, u: UserRecord, name: string, unique = true): Change | null {
   const fullName = checkFullName(name);
   if (fullName === u.full_name) return null;
-  checkUniqueName(state, fullName, u.id);
+  if (unique) checkUniqueName(state, fullName, u.id);
   const events = [realmUserEvent.build({ op: 'update', person: { user_id: u.id, full_name: fullName } }, all)];
   if (u.is_bot) {
     events.push(realmBotEvent.build({ op: 'update', bot: { user_id: u.id, full_name: fullName } }, { userIds: botAdministrators(state, u) }));
@@ -246,20 +246,40 @@ async function updateUser(ctx: RealmContext, input: UpdateUserInput): Promise<Us
   });
 }
 
+/** avatarChange, with the realm_bot event a bot's administrators get. */
+function accountAvatarChange(state: RealmState, u: UserRecord, source: 'G' | 'U'): Change {
+  const change = avatarChange(u, source);
+  if (!u.is_bot) return change;
+  const url = avatarFields(change.next).avatar_url!;
+  const botEvent = realmBotEvent.build({ op: 'update', bot: { user_id: u.id, avatar_url: url } }, { userIds: botAdministrators(state, u) });
+  return { ...change, events: [...change.events, botEvent] };
+}
+
 async function setAvatar(ctx: RealmContext, input: { readonly userId: number; readonly source: 'G' | 'U' }): Promise<UserRecord> {
   const u = ctx.state.user(input.userId);
   if (!u) throw errors.noSuchUser();
-  const change = avatarChange(u, input.source);
-  const events = [...change.events];
-  if (u.is_bot) {
-    const url = avatarFields(change.next).avatar_url!;
-    events.push(realmBotEvent.build({ op: 'update', bot: { user_id: u.id, avatar_url: url } }, { userIds: botAdministrators(ctx.state, u) }));
-  }
-  return applyChanges(ctx, u, [() => ({ ...change, events })]);
+  return applyChanges(ctx, u, [(cur) => accountAvatarChange(ctx.state, cur, input.source)]);
+}
+
+/** The name a deactivation's delete_profile gives an account. */
+const DELETED_USER_NAME = 'Deleted user';
+
+/**
+ * A deactivation's delete_profile: the account is renamed DELETED_USER_NAME (however many
+ * accounts already are: it names no one) and loses an uploaded avatar. The caller removes the
+ * image itself.
+ */
+async function deleteProfile(ctx: RealmContext, input: { readonly userId: number }): Promise<UserRecord> {
+  const u = ctx.state.user(input.userId);
+  if (!u) throw errors.noSuchUser();
+  const steps: Step[] = [(cur) => nameChange(ctx.state, cur, DELETED_USER_NAME, false)];
+  if (u.avatar_source === 'U') steps.push((cur) => accountAvatarChange(ctx.state, cur, 'G'));
+  return applyChanges(ctx, u, steps);
 }
 
 export const userProfileCommands = {
   'user.updateOwn': updateOwn,
   'user.update': updateUser,
   'user.setAvatar': setAvatar,
+  'user.deleteProfile': deleteProfile,
 };

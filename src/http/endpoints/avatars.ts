@@ -53,10 +53,15 @@ export const setOwnAvatar = userEndpoint(z.object({}), async (ctx) => {
   return { avatar_url: avatarUrl(u, false) };
 });
 
+/** Remove the account's uploaded image (after its avatar_source stopped naming it). */
+export async function removeUploadedAvatar(ctx: UserContext, userId: number): Promise<void> {
+  await blobStore(ctx.app.config.dataDir, 'avatars').remove(avatarKey(ctx.realm.id, userId));
+}
+
 export const deleteOwnAvatar = userEndpoint(z.object({}), async (ctx) => {
   checkAvatarChangesAllowed(ctx);
   const u = ctx.user.avatar_source === 'U' ? await ctx.realm.ask('user.setAvatar', { userId: ctx.user.id, source: 'G' }) : ctx.user;
-  await blobStore(ctx.app.config.dataDir, 'avatars').remove(avatarKey(ctx.realm.id, ctx.user.id));
+  await removeUploadedAvatar(ctx, ctx.user.id);
   return { avatar_url: avatarUrl(u, false) };
 });
 

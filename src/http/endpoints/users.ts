@@ -5,6 +5,7 @@ import { spectatorsAllowed } from '../../actors/realm/channel-view.js';
 import type { CommonQueryMethods } from 'slonik';
 import type { RealmState, UserRecord } from '../../actors/realm/state.js';
 import { accessUser, userByRef } from '../../actors/realm/user-access.js';
+import { deleteSentMessages } from '../../actors/conversations/sent-deletion.js';
 import { errors } from '../../domain/errors.js';
 import { ROLE_CODES, isOwner, type Role } from '../../domain/roles.js';
 import { hashPassword } from '../../domain/secrets.js';
@@ -17,6 +18,7 @@ import { publicEndpoint, userEndpoint, type RequestContext } from '../endpoint.j
 import { requireAdmin } from '../guards.js';
 import { p } from '../params.js';
 import { profileDataParam } from './profile-fields.js';
+import { removeUploadedAvatar } from './avatars.js';
 
 const readParams = {
   client_extavatar: p.bool().default('true'),
@@ -148,8 +150,23 @@ export async function checkEmailAllowed(db: CommonQueryMethods, state: RealmStat
   if (!isAllowedByDomains(email, await listDomains(db, state.id))) throw errors.badRequest(`Email '${email}' not allowed in this organization`);
 }
 
+/** What a deactivation also does (feature level 459), each off unless given. */
+const deactivationActions = z
+  .object({
+    delete_profile: z.boolean(),
+    delete_public_channel_messages: z.boolean(),
+    delete_private_channel_messages: z.boolean(),
+    delete_direct_messages: z.boolean(),
+  })
+  .partial()
+  .strict();
+
 export const deactivateUser = userEndpoint(
-  z.object({ user_id: p.int(), deactivation_notification_comment: p.string({ max: 2000 }).optional() }),
+  z.object({
+    user_id: p.int(),
+    deactivation_notification_comment: p.string({ max: 2000 }).optional(),
+    actions: p.json(deactivationActions).optional(),
+  }),
   async (ctx, params) => {
     requireAdmin(ctx.user);
     const state = ctx.realm.state;
@@ -159,6 +176,21 @@ export const deactivateUser = userEndpoint(
       throw errors.lastOwnerDeactivation();
     }
     await ctx.realm.ask('user.setActive', { userId: target.id, active: false, actorId: ctx.user.id });
+    const actions = params.actions ?? {};
+    // As the deactivation itself, the actions reach the account's bots first.
+    const accounts = [...[...state.users.values()].filter((u) => u.is_bot && u.bot_owner_id === target.id).map((b) => b.id), target.id];
+    if (actions.delete_profile) {
+      for (const id of accounts) {
+        await ctx.realm.ask('user.deleteProfile', { userId: id });
+        await removeUploadedAvatar(ctx, id);
+      }
+    }
+    const kinds = {
+      publicChannels: actions.delete_public_channel_messages === true,
+      privateChannels: actions.delete_private_channel_messages === true,
+      directMessages: actions.delete_direct_messages === true,
+    };
+    if (kinds.publicChannels || kinds.privateChannels || kinds.directMessages) await deleteSentMessages(ctx.realm, accounts, kinds);
     return {};
   },
 );
