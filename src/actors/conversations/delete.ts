@@ -9,13 +9,12 @@ import { deleteMessages, lockPlaced, rowsOf, topicBatch, type PlacedMessage } fr
 import type { ConversationContext } from './conversations.js';
 import { emitFirstMessageChange, lockTarget } from './edit.js';
 import { activeSubscribers } from '../realm/channel-view.js';
+import type { Emit } from '../realm-events.js';
 import type { CommonQueryMethods } from 'slonik';
 
 export interface DeleteInput {
   readonly messageId: number;
 }
-
-type Emit = Parameters<Parameters<ConversationContext['write']>[0]>[1];
 
 /** A channel whose first message went: its new first message's id (null: none left). */
 interface FirstMessage {
