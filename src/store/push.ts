@@ -42,7 +42,7 @@ export async function insertClientDevice(db: CommonQueryMethods, userId: number)
   return db.oneFirst(sql.type(z.object({ id: z.number() }))`INSERT INTO client_devices (user_id) VALUES (${userId}) RETURNING id`);
 }
 
-/** Whether this user registered the device (a device's push registration is its own proof). */
+/** Whether this user registered the device (POST /register_client_device). */
 export async function isClientDevice(db: CommonQueryMethods, userId: number, deviceId: number): Promise<boolean> {
   return db.exists(sql.unsafe`SELECT 1 FROM client_devices WHERE id = ${deviceId} AND user_id = ${userId}`);
 }
