@@ -5,7 +5,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { assertError, assertSuccess } from '../helpers/assert.js';
 import { expectConsistent, registerState } from '../helpers/consistency.js';
-import { castOf, createChannel, deactivate, ROLE_NAMES, type Cast } from '../helpers/messaging.js';
+import { castOf, createChannel, deactivate, ROLE_NAMES, sendToChannel, type Cast } from '../helpers/messaging.js';
 import { startTestServer, type TestRealm, type TestServer, type TestUser } from '../helpers/server.js';
 
 let server: TestServer;
@@ -379,6 +379,9 @@ update('renaming, describing, privacy, settings — with their events', async ()
   const id = await createChannel(owner, 'U2', { others: [guest] });
   await createChannel(owner, 'U2-taken');
   assertError(await owner.patch(`/api/v1/streams/${id}`, { new_name: 'u2-TAKEN' }), "Channel 'u2-TAKEN' already exists", 400, 'CHANNEL_ALREADY_EXISTS');
+  // A first message, so that Notification Bot's notices (channel-notices.test.ts) are not the
+  // channel's first, which clients that do not subscribe learn of only on their next register.
+  await sendToChannel(owner, id, 'start', 'hello');
   for (const observer of [member, guest, owner]) {
     await expectConsistent(observer, () => owner.patch(`/api/v1/streams/${id}`, { new_name: `U2-${observer.id}` }), { types: CHANNEL_TYPES });
   }

@@ -1,13 +1,14 @@
 // Automated notices from Notification Bot after moves and resolves: "this topic was moved to …",
 // "… has marked this topic as resolved" (undone within a grace period by deleting the notice),
-// of new channels created with `announce`, and to users someone else subscribed. Each is an
-// ordinary message sent by the destination conversation's owner.
+// of new channels created with `announce`, to users someone else subscribed, and of a channel's
+// rename, description and access, in the channel itself. Each is an ordinary message sent by the
+// destination conversation's owner.
 import { renderMarkdown } from '../../domain/markdown/index.js';
 import { isMeMessage } from '../../domain/message-rules.js';
 import { messageNarrowUrl } from '../../domain/narrow-url.js';
 import { lastTopicMessage } from '../../store/message-edits.js';
 import type { RealmHandle } from '../realm/actor.js';
-import { dmKeyOf } from '../realm/channel-index.js';
+import { dmKeyOf, type ChannelRecord } from '../realm/channel-index.js';
 import { realmMarkdownContext, renderData } from '../realm/markdown-context.js';
 import type { RealmState, UserRecord } from '../realm/state.js';
 
@@ -160,6 +161,43 @@ export async function announceNewChannels(realm: RealmHandle, creator: UserRecor
     await sendNotice(realm, target.id, NEW_CHANNELS_TOPIC, text);
   } catch (err) {
     realm.services.log.warn({ err, channels: channelIds }, 'announcing new channels failed');
+  }
+}
+
+/** Where Notification Bot tells a channel's subscribers what changed in the channel itself. */
+export const CHANNEL_EVENTS_TOPIC = 'channel events';
+
+/** Who may reach a channel's messages, in words. */
+function accessOf(c: ChannelRecord): string {
+  if (c.is_web_public) return 'web-public';
+  if (!c.invite_only) return 'public';
+  return c.history_public_to_subscribers ? 'private, with shared history' : 'private, with protected history';
+}
+
+/** A description as a quote, or the words for none. */
+const describe = (description: string) => (description.trim() === '' ? '*No description.*' : quoteBlock(description));
+
+/** Notification Bot's messages for what `actor` changed in a channel: its name, description, access. */
+export function channelChangeNotices(actor: UserRecord, before: ChannelRecord, after: ChannelRecord): string[] {
+  const by = silentMention(actor);
+  const out: string[] = [];
+  if (before.name !== after.name) out.push(`${by} renamed this channel from **${before.name}** to **${after.name}**.`);
+  if (before.description !== after.description) {
+    out.push(`${by} changed this channel's description.\n\nBefore:\n${describe(before.description)}\n\nNow:\n${describe(after.description)}`);
+  }
+  if (accessOf(before) !== accessOf(after)) out.push(`${by} made this channel ${accessOf(after)} (it was ${accessOf(before)}).`);
+  return out;
+}
+
+/** Send channelChangeNotices to the channel's CHANNEL_EVENTS_TOPIC; a failure is logged, the change stands. */
+export async function tellChannelChanges(realm: RealmHandle, actor: UserRecord, before: ChannelRecord, after: ChannelRecord): Promise<void> {
+  if (after.is_archived) return;
+  for (const text of channelChangeNotices(actor, before, after)) {
+    try {
+      await sendNotice(realm, after.id, CHANNEL_EVENTS_TOPIC, text);
+    } catch (err) {
+      realm.services.log.warn({ err, channel: after.id }, 'telling a channel of its change failed');
+    }
   }
 }
 

@@ -12,6 +12,7 @@ import { userEndpoint, type UserContext } from '../endpoint.js';
 import { requireAdmin } from '../guards.js';
 import { j, p } from '../params.js';
 import { listChannels } from '../views/subscriptions.js';
+import { tellChannelChanges } from '../../actors/conversations/notices.js';
 
 /** message_retention_days: "realm_default" (null), "unlimited"/"forever" (-1) or a number of days. */
 export const retentionDays = () =>
@@ -110,6 +111,7 @@ const updateShape = {
 export const updateStream = userEndpoint(z.object(updateShape), async (ctx, q) => {
   const groupSettings: Partial<Record<ChannelGroupSetting, { new: GroupSettingInput; old?: GroupSettingInput | undefined }>> = {};
   for (const s of CHANNEL_GROUP_SETTINGS) if (q[s] !== undefined) groupSettings[s] = q[s];
+  const before = ctx.realm.state.channels.get(q.stream_id);
   await ctx.realm.ask('channel.update', {
     actorId: ctx.user.id,
     channelId: q.stream_id,
@@ -125,6 +127,8 @@ export const updateStream = userEndpoint(z.object(updateShape), async (ctx, q) =
     topicsPolicy: q.topics_policy,
     groupSettings,
   });
+  const after = ctx.realm.state.channels.get(q.stream_id);
+  if (before && after) await tellChannelChanges(ctx.realm, ctx.user, before, after);
   return {};
 });
 
