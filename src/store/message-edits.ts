@@ -163,9 +163,13 @@ export function editsOf(db: CommonQueryMethods, messageId: number): Promise<read
     FROM message_edits WHERE message_id = ${messageId} ORDER BY id`);
 }
 
+const placedRow = z.object({ id: z.number(), channel_id: z.number().nullable(), topic: z.string().nullable(), dm_key: z.string().nullable() });
+/** A message and where it is: a channel's topic, or a direct conversation. */
+export type PlacedMessage = z.infer<typeof placedRow>;
+
 /**
- * The newest `limit` messages of a channel's topic (in any case), with their topics as stored;
- * with `receivedBy`, only those that user has a row of.
+ * The newest `limit` messages of a channel's topic (in any case), with their topics as stored,
+ * in id order; with `receivedBy`, only those that user has a row of.
  */
 export function topicBatch(
   db: CommonQueryMethods,
@@ -173,15 +177,14 @@ export function topicBatch(
   topic: string,
   limit: number,
   receivedBy: number | null,
-): Promise<readonly { id: number; topic: string }[]> {
+): Promise<readonly PlacedMessage[]> {
   const received = receivedBy === null ? sql.fragment`` : sql.fragment`AND EXISTS (SELECT 1 FROM user_messages um WHERE um.message_id = m.id AND um.user_id = ${receivedBy})`;
-  return db.any(sql.type(z.object({ id: z.number(), topic: z.string() }))`
-    SELECT m.id, m.topic FROM messages m WHERE m.channel_id = ${channelId} AND lower(m.topic) = lower(${topic}) ${received}
-    ORDER BY m.id DESC LIMIT ${limit} FOR UPDATE`);
+  return db.any(sql.type(placedRow)`
+    SELECT * FROM (
+      SELECT m.id, m.channel_id, m.topic, m.dm_key FROM messages m WHERE m.channel_id = ${channelId} AND lower(m.topic) = lower(${topic}) ${received}
+      ORDER BY m.id DESC LIMIT ${limit} FOR UPDATE
+    ) newest ORDER BY id`);
 }
-
-const placedRow = z.object({ id: z.number(), channel_id: z.number().nullable(), topic: z.string().nullable(), dm_key: z.string().nullable() });
-export type PlacedMessage = z.infer<typeof placedRow>;
 
 /** Every message these users sent in the organization, where each is now, oldest first. */
 export function sentBy(db: CommonQueryMethods, realmId: number, senderIds: readonly number[]): Promise<readonly PlacedMessage[]> {

@@ -194,6 +194,19 @@ devices("register's devices, kept current by device events: a new device, its re
   assert.type(state.devices[deviceId].push_token_last_updated_timestamp, 'number');
 });
 
+devices('a device registered for push before devices were named keeps working, and is listed', async () => {
+  const u = await realm.createUser();
+  // As migration 057 leaves one whose id another user's device had taken: a push_devices row alone.
+  const legacyId = 2_000_000_000;
+  await server.db.pool.query(sql.unsafe`
+    INSERT INTO push_devices (user_id, device_id, push_key_id, push_key, token_kind, token_id, bouncer_public_key, encrypted_push_registration)
+    VALUES (${u.id}, ${legacyId}, 7, ${sql.binary(newKey())}, 'fcm', ${tokenId('legacy')}, ${b64('bouncer-key-1')}, ${b64('sealed:legacy')})`);
+  const listed = (await registerState(u, { types: ['device'] })).devices[legacyId];
+  assert.equal(listed, { push_key_id: 7, push_token_id: tokenId('legacy'), pending_push_token_id: null, push_token_last_updated_timestamp: null, push_registration_error_code: null });
+  assertSuccess(await u.post('/api/v1/mobile_push/register', { device_id: legacyId, push_key_id: 8, push_key: newKey().toString('base64') }));
+  assert.is((await registerState(u, { types: ['device'] })).devices[legacyId].push_key_id, 8);
+});
+
 devices("devices are their owner's alone: others neither list them nor hear of them", async () => {
   const [u, other] = [await realm.createUser(), await realm.createUser()];
   const theirs = await registerState(other, { types: ['device'] });

@@ -11,6 +11,7 @@ import { emitFirstMessageChange, lockTarget } from './edit.js';
 import { activeSubscribers } from '../realm/channel-view.js';
 import type { Emit } from '../realm-events.js';
 import type { CommonQueryMethods } from 'slonik';
+import { groupBy } from '../../group-by.js';
 
 export interface DeleteInput {
   readonly messageId: number;
@@ -34,24 +35,13 @@ const placeOf = (m: PlacedMessage): string => (m.channel_id !== null ? `${m.chan
 async function deleteRows(ctx: ConversationContext, tx: CommonQueryMethods, emit: Emit, rows: readonly PlacedMessage[]): Promise<FirstMessage | null> {
   const state = ctx.realm.state;
   const ids = rows.map((m) => m.id);
-  const receivers = new Map<number, number[]>();
-  for (const r of await rowsOf(tx, ids)) {
-    const list = receivers.get(r.message_id);
-    if (list) list.push(r.user_id);
-    else receivers.set(r.message_id, [r.user_id]);
-  }
+  const receivers = groupBy(await rowsOf(tx, ids), (r) => r.message_id);
   const channelId = rows[0]!.channel_id;
   const channel = channelId !== null ? state.channels.get(channelId) : undefined;
   const everySubscriber = channel?.history_public_to_subscribers ? activeSubscribers(state, channel.id) : [];
-  const places = new Map<string, PlacedMessage[]>();
-  for (const m of rows) {
-    const group = places.get(placeOf(m));
-    if (group) group.push(m);
-    else places.set(placeOf(m), [m]);
-  }
-  for (const group of places.values()) {
+  for (const group of groupBy(rows, placeOf).values()) {
     const recipients = new Set(everySubscriber);
-    for (const m of group) for (const u of receivers.get(m.id) ?? []) recipients.add(u);
+    for (const m of group) for (const r of receivers.get(m.id) ?? []) recipients.add(r.user_id);
     const groupIds = group.map((m) => m.id);
     const m = group[0]!;
     const payload =
@@ -104,9 +94,8 @@ export async function deleteTopic(ctx: ConversationContext, input: DeleteTopicIn
     let ids: number[] = [];
     await ctx.write(
       async (tx, emit) => {
-        const batch = await topicBatch(tx, input.channelId, input.topic, TOPIC_DELETE_BATCH, input.receivedBy);
-        if (batch.length === 0) return null;
-        const rows = batch.map((m) => ({ id: m.id, channel_id: input.channelId, topic: m.topic, dm_key: null })).sort((a, b) => a.id - b.id);
+        const rows = await topicBatch(tx, input.channelId, input.topic, TOPIC_DELETE_BATCH, input.receivedBy);
+        if (rows.length === 0) return null;
         ids = rows.map((m) => m.id);
         return deleteRows(ctx, tx, emit, rows);
       },
@@ -125,11 +114,10 @@ export interface DeleteListedInput {
 
 /**
  * Listed messages, those still this owner's, in batches of TOPIC_DELETE_BATCH, each batch its own
- * transaction (deleteRows). The number deleted.
+ * transaction (deleteRows).
  */
-export async function deleteListed(ctx: ConversationContext, input: DeleteListedInput): Promise<number> {
+export async function deleteListed(ctx: ConversationContext, input: DeleteListedInput): Promise<void> {
   const channelId = ctx.owner.kind === 'channel' ? ctx.owner.channelId : null;
-  let deleted = 0;
   for (let at = 0; at < input.messageIds.length; at += TOPIC_DELETE_BATCH) {
     let ids: number[] = [];
     await ctx.write(
@@ -141,8 +129,6 @@ export async function deleteListed(ctx: ConversationContext, input: DeleteListed
       },
       (first) => cacheFirst(ctx, first),
     );
-    deleted += ids.length;
     void notifyDeleted(ctx.realm, ids);
   }
-  return deleted;
 }

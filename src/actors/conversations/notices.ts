@@ -11,6 +11,7 @@ import type { RealmHandle } from '../realm/actor.js';
 import { dmKeyOf, type ChannelRecord } from '../realm/channel-index.js';
 import { realmMarkdownContext, renderData } from '../realm/markdown-context.js';
 import type { RealmState, UserRecord } from '../realm/state.js';
+import type { ChannelChange } from '../realm/channels.js';
 
 /** Notices of resolving a topic; one sent shortly before is deleted instead of adding another. */
 export const NoticeKind = { resolve: 1 } as const;
@@ -178,7 +179,7 @@ function accessOf(c: ChannelRecord): string {
 const describe = (description: string) => (description.trim() === '' ? '*No description.*' : quoteBlock(description));
 
 /** Notification Bot's messages for what `actor` changed in a channel: its name, description, access. */
-export function channelChangeNotices(actor: UserRecord, before: ChannelRecord, after: ChannelRecord): string[] {
+export function channelChangeNotices(actor: UserRecord, { before, after }: ChannelChange): string[] {
   const by = silentMention(actor);
   const out: string[] = [];
   if (before.name !== after.name) out.push(`${by} renamed this channel from **${before.name}** to **${after.name}**.`);
@@ -190,13 +191,14 @@ export function channelChangeNotices(actor: UserRecord, before: ChannelRecord, a
 }
 
 /** Send channelChangeNotices to the channel's CHANNEL_EVENTS_TOPIC; a failure is logged, the change stands. */
-export async function tellChannelChanges(realm: RealmHandle, actor: UserRecord, before: ChannelRecord, after: ChannelRecord): Promise<void> {
-  if (after.is_archived) return;
-  for (const text of channelChangeNotices(actor, before, after)) {
+export async function tellChannelChanges(realm: RealmHandle, actor: UserRecord, change: ChannelChange): Promise<void> {
+  const channel = change.after;
+  if (channel.is_archived) return;
+  for (const text of channelChangeNotices(actor, change)) {
     try {
-      await sendNotice(realm, after.id, CHANNEL_EVENTS_TOPIC, text);
+      await sendNotice(realm, channel.id, CHANNEL_EVENTS_TOPIC, text);
     } catch (err) {
-      realm.services.log.warn({ err, channel: after.id }, 'telling a channel of its change failed');
+      realm.services.log.warn({ err, channel: channel.id }, 'telling a channel of its change failed');
     }
   }
 }

@@ -3,7 +3,8 @@
 // so that every deletion is ordered with the other writes of its conversation.
 import { sentBy, type PlacedMessage } from '../../store/message-edits.js';
 import type { RealmHandle } from '../realm/actor.js';
-import { conversationKeyOf, type ConversationKey } from './conversations.js';
+import { groupBy } from '../../group-by.js';
+import { conversationKeyOf } from './conversations.js';
 
 export interface SentKinds {
   /** Messages in channels anyone in the organization may join (web-public ones included). */
@@ -26,21 +27,16 @@ function wanted(realm: RealmHandle, m: PlacedMessage, kinds: SentKinds): boolean
   return channel.invite_only ? kinds.privateChannels : kinds.publicChannels;
 }
 
-/** Delete the messages of these kinds that these accounts sent; the number deleted. */
-export async function deleteSentMessages(realm: RealmHandle, senderIds: readonly number[], kinds: SentKinds): Promise<number> {
-  let deleted = 0;
+/** The name of a message's conversation, the same for every message of it. */
+const conversationName = (m: PlacedMessage): string => (m.channel_id !== null ? `channel ${m.channel_id}` : `dm ${m.dm_key}`);
+
+/** Delete the messages of these kinds that these accounts sent. */
+export async function deleteSentMessages(realm: RealmHandle, senderIds: readonly number[], kinds: SentKinds): Promise<void> {
   for (let listing = 0; listing < LISTINGS; listing++) {
-    const owners = new Map<string, { key: ConversationKey; ids: number[] }>();
-    for (const m of await sentBy(realm.services.db, realm.id, senderIds)) {
-      if (!wanted(realm, m, kinds)) continue;
-      const key = conversationKeyOf(m);
-      const name = key.kind === 'channel' ? `channel ${key.channelId}` : `dm ${key.dmKey}`;
-      const owner = owners.get(name);
-      if (owner) owner.ids.push(m.id);
-      else owners.set(name, { key, ids: [m.id] });
+    const sent = (await sentBy(realm.services.db, realm.id, senderIds)).filter((m) => wanted(realm, m, kinds));
+    if (sent.length === 0) return;
+    for (const messages of groupBy(sent, conversationName).values()) {
+      await realm.conversations.ask(conversationKeyOf(messages[0]!), 'deleteListed', { messageIds: messages.map((m) => m.id) });
     }
-    if (owners.size === 0) break;
-    for (const { key, ids } of owners.values()) deleted += await realm.conversations.ask(key, 'deleteListed', { messageIds: ids });
   }
-  return deleted;
 }

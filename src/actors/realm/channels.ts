@@ -168,11 +168,21 @@ export interface UpdateChannelInput {
 
 type Change = { property: string; value: unknown; extra?: Record<string, unknown> };
 
-async function updateChannel(ctx: RealmContext, input: UpdateChannelInput): Promise<void> {
+/** A channel as it was before a command and as it is after it. */
+export interface ChannelChange {
+  readonly before: ChannelRecord;
+  readonly after: ChannelRecord;
+}
+
+/** PATCH /streams/{id}: what changed (its name, description, access, …), or null for nothing or an archival. */
+async function updateChannel(ctx: RealmContext, input: UpdateChannelInput): Promise<ChannelChange | null> {
   const { state } = ctx;
   const actor = actorOf(state, input.actorId);
   const c = channelToAdminister(state, actor, input.channelId);
-  if (input.isArchived === true) return archiveChannel(ctx, { actorId: input.actorId, channelId: input.channelId });
+  if (input.isArchived === true) {
+    await archiveChannel(ctx, { actorId: input.actorId, channelId: input.channelId });
+    return null;
+  }
   if (input.isArchived === false && c.is_archived) await unarchiveChannel(ctx, actor, c);
   const current = state.channels.get(c.id)!;
   const patch: store.ChannelPatch = {};
@@ -255,7 +265,7 @@ async function updateChannel(ctx: RealmContext, input: UpdateChannelInput): Prom
   }
   const defaultChanged = isDefault !== state.channels.defaultChannelIds.has(current.id);
   if (defaultChanged && !isAdmin(actor.role)) throw errors.unauthorizedPrincipal();
-  if (changes.length === 0 && settingChanges.length === 0 && !defaultChanged) return;
+  if (changes.length === 0 && settingChanges.length === 0 && !defaultChanged) return null;
 
   const before = new Set(metadataAudience(state, current));
   await ctx.write(async (tx, emit) => {
@@ -295,6 +305,7 @@ async function updateChannel(ctx: RealmContext, input: UpdateChannelInput): Prom
       emit(defaultStreams.build({ default_streams: [...ids].sort((a, b) => a - b) }, { userIds: null }));
     }
   });
+  return { before: current, after: state.channels.get(current.id)! };
 }
 
 async function archiveChannel(ctx: RealmContext, input: { actorId: number; channelId: number }): Promise<void> {

@@ -17,6 +17,7 @@ import { formatUser } from '../../domain/user-view.js';
 import { setSystemMemberships } from '../../store/groups.js';
 import { deleteUserSessions } from '../../store/sessions.js';
 import * as users from '../../store/users.js';
+import { groupBy } from '../../group-by.js';
 import type { RealmContext } from './actor.js';
 import { botDict } from './bot-view.js';
 import { metadataAudience } from './channel-view.js';
@@ -197,21 +198,15 @@ async function setRole(ctx: RealmContext, input: SetRoleInput): Promise<UserReco
  */
 function peerChanges(state: RealmState, accounts: readonly UserRecord[], joining: boolean): EventSpec[] {
   const moving = new Set(accounts.map((u) => u.id));
-  const byChannel = new Map<number, number[]>();
-  for (const u of accounts) {
-    for (const channelId of state.channels.subscriptionsOf(u.id)) {
-      const ids = byChannel.get(channelId);
-      if (ids) ids.push(u.id);
-      else byChannel.set(channelId, [u.id]);
-    }
-  }
+  const subscriptions = accounts.flatMap((u) => [...state.channels.subscriptionsOf(u.id)].map((channelId) => ({ channelId, userId: u.id })));
+  const byChannel = groupBy(subscriptions, (s) => s.channelId);
   const events: EventSpec[] = [];
-  for (const [channelId, userIds] of [...byChannel].sort(([a], [b]) => a - b)) {
+  for (const channelId of [...byChannel.keys()].sort((a, b) => a - b)) {
     const c = state.channels.get(channelId);
     if (!c) continue;
     const peers = metadataAudience(state, c).filter((id) => !moving.has(id));
     if (peers.length === 0) continue;
-    const change = { stream_ids: [channelId], user_ids: userIds.sort((a, b) => a - b) };
+    const change = { stream_ids: [channelId], user_ids: byChannel.get(channelId)!.map((s) => s.userId).sort((a, b) => a - b) };
     events.push(joining ? peerAdd.build({ op: 'peer_add', ...change }, { userIds: peers }) : peerRemove.build({ op: 'peer_remove', ...change }, { userIds: peers }));
   }
   return events;

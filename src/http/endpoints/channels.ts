@@ -111,8 +111,7 @@ const updateShape = {
 export const updateStream = userEndpoint(z.object(updateShape), async (ctx, q) => {
   const groupSettings: Partial<Record<ChannelGroupSetting, { new: GroupSettingInput; old?: GroupSettingInput | undefined }>> = {};
   for (const s of CHANNEL_GROUP_SETTINGS) if (q[s] !== undefined) groupSettings[s] = q[s];
-  const before = ctx.realm.state.channels.get(q.stream_id);
-  await ctx.realm.ask('channel.update', {
+  const changed = await ctx.realm.ask('channel.update', {
     actorId: ctx.user.id,
     channelId: q.stream_id,
     name: q.new_name,
@@ -127,8 +126,7 @@ export const updateStream = userEndpoint(z.object(updateShape), async (ctx, q) =
     topicsPolicy: q.topics_policy,
     groupSettings,
   });
-  const after = ctx.realm.state.channels.get(q.stream_id);
-  if (before && after) await tellChannelChanges(ctx.realm, ctx.user, before, after);
+  if (changed) await tellChannelChanges(ctx.realm, ctx.user, changed);
   return {};
 });
 
