@@ -101,10 +101,11 @@ export function channelNameTaken(db: CommonQueryMethods, realmId: number, name: 
     SELECT 1 FROM channels WHERE realm_id = ${realmId} AND lower(name) = lower(${name}) AND id <> ${exceptId}`);
 }
 
-/** Record the first message of a channel that had none (sends). */
-export async function setFirstMessageIfUnset(db: CommonQueryMethods, channelId: number, messageId: number): Promise<void> {
-  await db.query(sql.unsafe`
+/** Record the first message of a channel that had none (sends); whether it had none. */
+export async function setFirstMessageIfUnset(db: CommonQueryMethods, channelId: number, messageId: number): Promise<boolean> {
+  const r = await db.query(sql.unsafe`
     UPDATE channels SET first_message_id = ${messageId} WHERE id = ${channelId} AND first_message_id IS NULL`);
+  return r.rowCount > 0;
 }
 
 /** Recompute first_message_id (after deletes and moves); returns the new value. */

@@ -324,8 +324,9 @@ delivery('concurrent sends to one channel: each answered, duplicates once, event
 delivery('overlapping batches of first sends to new channels, with keys claimed twice, are all answered in order', async () => {
   const { member, owner, admin, moderator } = cast;
   const senders = [member, owner, admin, moderator];
-  const { queue_id } = await registerState(owner, { types: ['message'] });
+  const { queue_id } = await registerState(owner, { types: ['message', 'stream'] });
   const all: number[] = [];
+  const firsts: Array<[number, number]> = [];
   for (let round = 0; round < 4; round++) {
     const name = `first sends ${round}`;
     await createChannel(owner, name, { others: [member, admin, moderator] });
@@ -346,9 +347,12 @@ delivery('overlapping batches of first sends to new channels, with keys claimed 
       SELECT first_message_id FROM channels WHERE name = ${name}`);
     assert.is(first, stored[0]!.id);
     all.push(...stored.map((m) => m.id));
+    firsts.push([realm.handle.state.channels.byName(name)!.id, first]);
   }
-  const events = (await drainEvents(owner, queue_id)).filter((e) => e.type === 'message');
-  assert.equal(events.map((e) => e.message.id), all, 'each message once, in id order');
+  const events = await drainEvents(owner, queue_id);
+  assert.equal(events.filter((e) => e.type === 'message').map((e) => e.message.id), all, 'each message once, in id order');
+  const told = events.filter((e) => e.type === 'stream' && e.op === 'update').map((e) => [e.op, e.property, e.stream_id, e.value]);
+  assert.equal(told, firsts.map(([id, first]) => ['update', 'first_message_id', id, first]), "each channel's first message told once, with the stored value");
 });
 
 // The batches of different conversations' owners that wait for one of the realm's send lanes are
@@ -446,6 +450,11 @@ delivery('events keep registered state consistent', async () => {
   }
   const newChannel = await createChannel(owner, 'fresh-channel', { others: [member] });
   await expectConsistent(member, () => sendToChannel(owner, newChannel, 'first', 'the first message'), { types: ['message', 'subscription', 'stream'] });
+  // Who sees a channel without its messages learns of its first message by a stream event, once.
+  const unread = await createChannel(owner, 'fresh-unsubscribed');
+  const told = await expectConsistent(admin, () => sendToChannel(owner, unread, 'first', 'the first message'), { types: ['message', 'stream'] });
+  assert.equal(told.map((e) => [e.type, e.op, e.property, e.stream_id]), [['stream', 'update', 'first_message_id', unread]]);
+  assert.equal(await expectConsistent(admin, () => sendToChannel(owner, unread, 'first', 'the second message'), { types: ['message', 'stream'] }), []);
   await expectConsistent(member, () => sendToChannel(owner, 'general', '', 'empty topic'), {
     types: MESSAGE_TYPES,
     registerParams: { client_capabilities: { empty_topic_name: true } },

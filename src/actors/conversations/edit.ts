@@ -13,11 +13,11 @@ import { refreshFirstMessage } from '../../store/channels.js';
 import * as edits from '../../store/message-edits.js';
 import * as store from '../../store/messages.js';
 import { setUserTopic, topicSettings } from '../../store/user-topics.js';
-import { activeSubscribers, canReadFullHistory, metadataAudience } from '../realm/channel-view.js';
+import { activeSubscribers, canReadFullHistory } from '../realm/channel-view.js';
 import type { RealmState, UserRecord } from '../realm/state.js';
-import { streamUpdate } from '../../domain/events/channels.js';
 import type { ConversationContext } from './conversations.js';
 import { sha256Hex } from './edit-rules.js';
+import { emitFirstMessageChange } from './first-message.js';
 import type { Linkifiers } from './message-view.js';
 import { Reroute } from './serial-actor.js';
 import type { RenderedContent } from './send.js';
@@ -228,18 +228,6 @@ export function editAudience(
     else if (o.before.has(id) || readsAllOf(user, o.fromId)) lost.push(id);
   }
   return { updated: updated.sort((a, b) => a - b), lost: lost.sort((a, b) => a - b) };
-}
-
-/** Clients learn a channel's first message from sends; a move or delete changes it by event. */
-export function emitFirstMessageChange(
-  state: RealmState,
-  emit: Parameters<Parameters<ConversationContext['write']>[0]>[1],
-  channelId: number,
-  first: number | null,
-): void {
-  const c = state.channels.get(channelId);
-  if (!c || c.first_message_id === first) return;
-  emit(streamUpdate.build({ op: 'update', stream_id: c.id, name: c.name, property: 'first_message_id', value: first }, { userIds: metadataAudience(state, c) }));
 }
 
 /**

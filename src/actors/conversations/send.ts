@@ -15,6 +15,7 @@ import { isDatabaseUnavailable } from '../../store/database.js';
 import { fail, ok, type Reply } from '../runtime.js';
 import { UNORDERED, type CommitOrder } from '../commit-order.js';
 import type { WriteContext } from './conversations.js';
+import { emitFirstMessageChange } from './first-message.js';
 import { messageObject, type Linkifiers } from './message-view.js';
 
 /** Content as rendered, with what the message links to. */
@@ -210,7 +211,8 @@ async function storeSends(ctx: WriteContext, inputs: readonly SendInput[], order
           firsts.set(input.channel.id, rows[i]!.id);
         }
       }
-      for (const [channelId, messageId] of firsts) await setFirstMessageIfUnset(tx, channelId, messageId);
+      const firstSet: Array<[number, number]> = [];
+      for (const [channelId, messageId] of firsts) if (await setFirstMessageIfUnset(tx, channelId, messageId)) firstSet.push([channelId, messageId]);
       for (const [i, input] of inputs.entries()) {
         const row = rows[i]!;
         await store.claimAttachments(tx, realm.id, input.senderId, row.id, input.rendered.uploadPathIds);
@@ -236,6 +238,8 @@ async function storeSends(ctx: WriteContext, inputs: readonly SendInput[], order
           ),
         );
       }
+      // After the message events: the first message's own event tells its recipients first.
+      for (const [channelId, messageId] of firstSet) emitFirstMessageChange(state, emit, channelId, messageId);
       return rows.map((row) => ({ id: row.id, recipients: recipients.get(row.id)!, dateSent: row.date_sent }));
     },
     // After commit: what realm state caches about conversations.
