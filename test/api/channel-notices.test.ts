@@ -1,9 +1,11 @@
-// Notification Bot tells a channel what changed in it (PATCH /streams/{id}): a rename, a new
-// description, new access; in the channel's "channel events" topic, one message a change.
+// Notification Bot tells a channel what changed in it (PATCH and DELETE /streams/{id}): its archival
+// or unarchival, a rename, a new description, new access, who may post; in the channel's
+// "channel events" topic, one message a change.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { assertSuccess } from '../helpers/assert.js';
-import { castOf, createChannel, type Cast } from '../helpers/messaging.js';
+import { drainEvents } from '../helpers/consistency.js';
+import { castOf, type Cast } from '../helpers/messaging.js';
 import { startTestServer, type TestRealm, type TestServer } from '../helpers/server.js';
 
 let server: TestServer;
@@ -54,16 +56,61 @@ t('a rename, a description and new access are each told in the channel, by whom'
 t('changes that change nothing are not told, nor anything else a PATCH does', async () => {
   const { owner } = cast;
   const id = await channelWith('quiet-board', 'Same');
+  const everyone = realm.handle.state.systemGroupId('role:everyone');
   assertSuccess(await owner.patch(`/api/v1/streams/${id}`, { new_name: 'quiet-board', description: 'Same', is_private: false }));
   assertSuccess(await owner.patch(`/api/v1/streams/${id}`, { is_default_stream: true, message_retention_days: JSON.stringify(30) }));
+  assertSuccess(await owner.patch(`/api/v1/streams/${id}`, { can_send_message_group: { new: everyone } }));
+  assertSuccess(await owner.patch(`/api/v1/streams/${id}`, { can_remove_subscribers_group: { new: realm.handle.state.systemGroupId('role:moderators') } }));
   assert.equal(await notices(id), []);
 });
 
-t('an archived channel gets no notice', async () => {
+t('who may post is told in words: a role, a user group, the users and groups listed, nobody', async () => {
+  const { owner, admin, member } = cast;
+  const id = await channelWith('stage', 'Talks', [member]);
+  const state = realm.handle.state;
+  const group = assertSuccess(await owner.post('/api/v1/user_groups/create', { name: 'speakers', description: '', members: [member.id] })).group_id as number;
+  const set = (by: typeof owner, value: unknown) => by.patch(`/api/v1/streams/${id}`, { can_send_message_group: { new: value } });
+  assertSuccess(await set(admin, state.systemGroupId('role:administrators')));
+  assertSuccess(await set(admin, group));
+  assertSuccess(await set(owner, { direct_members: [member.id, admin.id], direct_subgroups: [state.systemGroupId('role:moderators')] }));
+  assertSuccess(await set(owner, { direct_members: [], direct_subgroups: [] }));
+  assert.equal(await notices(id), [
+    `Notification Bot: ${mention(admin)} changed who may post in this channel to administrators (it was everyone, guests included).`,
+    `Notification Bot: ${mention(admin)} changed who may post in this channel to @_*speakers* (it was administrators).`,
+    `Notification Bot: ${mention(owner)} changed who may post in this channel to moderators, ${mention(admin)} and ${mention(member)} (it was @_*speakers*).`,
+    `Notification Bot: ${mention(owner)} changed who may post in this channel to nobody (it was moderators, ${mention(admin)} and ${mention(member)}).`,
+  ]);
+});
+
+t('archiving is told in the archived channel, whichever way it is asked; later changes are not', async () => {
+  const { owner, admin, member } = cast;
+  const patched = await channelWith('old-board', 'Old', [member]);
+  assertSuccess(await owner.patch(`/api/v1/streams/${patched}`, { is_archived: true, description: 'archived now' }));
+  assertSuccess(await owner.patch(`/api/v1/streams/${patched}`, { new_name: 'older-board' }));
+  assert.equal(await notices(patched), [`Notification Bot: ${mention(owner)} archived this channel.`]);
+
+  const deleted = await channelWith('gone-board', 'Gone', [member]);
+  const queue = assertSuccess(await member.post('/api/v1/register', { event_types: ['message'] })).queue_id as string;
+  assertSuccess(await admin.delete(`/api/v1/streams/${deleted}`));
+  assert.equal(await notices(deleted), [`Notification Bot: ${mention(admin)} archived this channel.`]);
+  const heard = (await drainEvents(member, queue)).map((e) => (e.message as { stream_id: number; content: string }).content);
+  assert.equal(heard, [`${mention(admin)} archived this channel.`], 'its subscribers hear of it');
+});
+
+t('unarchiving is told first, then the changes asked with it', async () => {
   const { owner } = cast;
-  const id = await createChannel(owner, 'old-board');
-  assertSuccess(await owner.patch(`/api/v1/streams/${id}`, { is_archived: true, description: 'archived now' }));
-  assert.equal(await notices(id), []);
+  const id = await channelWith('back-board', 'Back');
+  assertSuccess(await owner.delete(`/api/v1/streams/${id}`));
+  assertSuccess(await owner.patch(`/api/v1/streams/${id}`, { is_archived: false }));
+  assertSuccess(await owner.delete(`/api/v1/streams/${id}`));
+  assertSuccess(await owner.patch(`/api/v1/streams/${id}`, { is_archived: false, new_name: 'front-board' }));
+  assert.equal(await notices(id), [
+    `Notification Bot: ${mention(owner)} archived this channel.`,
+    `Notification Bot: ${mention(owner)} unarchived this channel.`,
+    `Notification Bot: ${mention(owner)} archived this channel.`,
+    `Notification Bot: ${mention(owner)} unarchived this channel.`,
+    `Notification Bot: ${mention(owner)} renamed this channel from **back-board** to **front-board**.`,
+  ]);
 });
 
 t.run();

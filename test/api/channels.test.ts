@@ -418,7 +418,12 @@ update('archiving, with and without the archived_channels capability', async () 
   assertError(await guest.delete(`/api/v1/streams/${id}`), 'You do not have permission to administer this channel.');
   const modern = { types: CHANNEL_TYPES, registerParams: { client_capabilities: { archived_channels: true } } };
   const events = await expectConsistent(member, () => owner.delete(`/api/v1/streams/${id}`), modern);
-  assert.equal(events.map((e) => [e.type, e.op ?? null, e.property ?? null]), [['stream', 'update', 'is_archived'], ['default_streams', null, null]]);
+  // Notification Bot's notice of the archival is the channel's first message.
+  assert.equal(events.map((e) => [e.type, e.op ?? null, e.property ?? null]), [
+    ['stream', 'update', 'is_archived'],
+    ['default_streams', null, null],
+    ['stream', 'update', 'first_message_id'],
+  ]);
   assertError(await owner.delete(`/api/v1/streams/${id}`), 'Channel is already archived');
   const id2 = await createChannel(owner, 'U4', { others: [member] });
   const legacy = await expectConsistent(member, () => owner.delete(`/api/v1/streams/${id2}`), { types: CHANNEL_TYPES });

@@ -13,7 +13,7 @@ import { startTestServer, type Params, type TestRealm, type TestResponse, type T
 let server: TestServer;
 let realm: TestRealm;
 let cast: Cast;
-const ids = { town1: 0, town2: 0, lobby: 0, secret: 0, archived: 0, dm: 0 };
+const ids = { town1: 0, town2: 0, lobby: 0, secret: 0, archived: 0, archivalNotice: 0, dm: 0 };
 const files = { town: '', lobby: '', archived: '' };
 let townId = 0;
 
@@ -53,6 +53,11 @@ fetching.before(async () => {
   ids.dm = await sendDirect(member, [admin], 'hello direct');
   ids.town2 = await sendToChannel(member, 'town-square', 'other', 'second thread');
   assertSuccess(await owner.delete(`/api/v1/streams/${archivedId}`));
+  // Notification Bot tells the archived channel of its archival.
+  const narrow = [{ operator: 'channel', operand: archivedId }];
+  const [notice] = assertSuccess(await owner.get('/api/v1/messages', { anchor: 'newest', num_before: 1, num_after: 0, narrow })).messages;
+  assert.is(notice.sender_full_name, 'Notification Bot');
+  ids.archivalNotice = notice.id;
 });
 
 fetching('channels: web-public gives the web-public channels’ messages, read, with avatars', async () => {
@@ -143,7 +148,7 @@ single('a message of a web-public channel, with its source', async () => {
 });
 
 single('every other message is a missing login, existing or not', async () => {
-  for (const id of [ids.lobby, ids.secret, ids.archived, ids.dm, 99_999_999]) {
+  for (const id of [ids.lobby, ids.secret, ids.archived, ids.archivalNotice, ids.dm, 99_999_999]) {
     assertError(await realm.anonymous('GET', `/api/v1/messages/${id}`), NOT_LOGGED_IN, 401, 'UNAUTHORIZED');
   }
 });
@@ -153,7 +158,7 @@ single('every role, for contrast: web-public messages for all (archived too), th
     const u = cast[role];
     assert.is(assertSuccess(await u.get(`/api/v1/messages/${ids.town1}`)).message.id, ids.town1, role);
     // Accounts keep reading archived channels; spectators do not.
-    assert.equal(idsOf(await u.get('/api/v1/messages', window([WEB_PUBLIC]))), [ids.town1, ids.archived, ids.town2], role);
+    assert.equal(idsOf(await u.get('/api/v1/messages', window([WEB_PUBLIC]))), [ids.town1, ids.archived, ids.town2, ids.archivalNotice], role);
     const secret = await u.get(`/api/v1/messages/${ids.secret}`);
     if (role === 'owner') assert.is(assertSuccess(secret).message.id, ids.secret);
     else assertError(secret, 'Invalid message(s)', 400, 'BAD_REQUEST');

@@ -1,11 +1,12 @@
 // Automated notices from Notification Bot after moves and resolves: "this topic was moved to …",
 // "… has marked this topic as resolved" (undone within a grace period by deleting the notice),
 // of new channels created with `announce`, to users someone else subscribed, and of a channel's
-// rename, description and access, in the channel itself. Each is an ordinary message sent by the
-// destination conversation's owner.
+// archival, rename, description, access and posting permission, in the channel itself. Each is an
+// ordinary message sent by the destination conversation's owner.
 import { renderMarkdown } from '../../domain/markdown/index.js';
 import { isMeMessage } from '../../domain/message-rules.js';
 import { messageNarrowUrl } from '../../domain/narrow-url.js';
+import type { SystemGroupName } from '../../domain/system-groups.js';
 import { lastTopicMessage } from '../../store/message-edits.js';
 import type { RealmHandle } from '../realm/actor.js';
 import { dmKeyOf, type ChannelRecord } from '../realm/channel-index.js';
@@ -178,23 +179,63 @@ function accessOf(c: ChannelRecord): string {
 /** A description as a quote, or the words for none. */
 const describe = (description: string) => (description.trim() === '' ? '*No description.*' : quoteBlock(description));
 
-/** Notification Bot's messages for what `actor` changed in a channel: its name, description, access. */
-export function channelChangeNotices(actor: UserRecord, { before, after }: ChannelChange): string[] {
+/** The system groups in words, as a setting's value. */
+const SYSTEM_GROUP_WORDS: Readonly<Record<SystemGroupName, string>> = {
+  'role:internet': 'everyone on the internet',
+  'role:everyone': 'everyone, guests included',
+  'role:members': 'everyone but guests',
+  'role:fullmembers': 'full members',
+  'role:moderators': 'moderators',
+  'role:administrators': 'administrators',
+  'role:owners': 'owners',
+  'role:nobody': 'nobody',
+};
+
+/** "a", "a and b", "a, b and c". */
+const listWords = (items: readonly string[]) => (items.length <= 1 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} and ${items.at(-1)}`);
+
+/** A group in words: a system group by its role, a user group by a silent mention. */
+function groupWords(state: RealmState, groupId: number): string {
+  const g = state.groups.get(groupId);
+  if (!g || g.name === null) return 'a group of users';
+  return g.is_system_group ? (SYSTEM_GROUP_WORDS[g.name as SystemGroupName] ?? g.name) : `@_*${g.name}*`;
+}
+
+/** A group-setting value (convention 8) in words: its group, or the groups and users it lists. */
+export function groupSettingWords(state: RealmState, value: ReturnType<RealmState['groupSettingValue']>): string {
+  if (typeof value === 'number') return groupWords(state, value);
+  const users = value.direct_members.map((id) => state.user(id)).filter((u) => u !== undefined);
+  const parts = [...value.direct_subgroups.map((id) => groupWords(state, id)), ...users.map(silentMention)];
+  return parts.length === 0 ? 'nobody' : listWords(parts);
+}
+
+/**
+ * Notification Bot's messages for what `actor` changed in a channel: archived or unarchived it,
+ * its name, description, access, who may post. Nothing else is told of an archived channel.
+ */
+export function channelChangeNotices(state: RealmState, actor: UserRecord, { before, after, senders }: ChannelChange): string[] {
   const by = silentMention(actor);
+  if (after.is_archived) return before.is_archived ? [] : [`${by} archived this channel.`];
   const out: string[] = [];
+  if (before.is_archived) out.push(`${by} unarchived this channel.`);
   if (before.name !== after.name) out.push(`${by} renamed this channel from **${before.name}** to **${after.name}**.`);
   if (before.description !== after.description) {
     out.push(`${by} changed this channel's description.\n\nBefore:\n${describe(before.description)}\n\nNow:\n${describe(after.description)}`);
   }
   if (accessOf(before) !== accessOf(after)) out.push(`${by} made this channel ${accessOf(after)} (it was ${accessOf(before)}).`);
+  if (senders) {
+    out.push(`${by} changed who may post in this channel to ${groupSettingWords(state, senders.after)} (it was ${groupSettingWords(state, senders.before)}).`);
+  }
   return out;
 }
 
-/** Send channelChangeNotices to the channel's CHANNEL_EVENTS_TOPIC; a failure is logged, the change stands. */
+/**
+ * Send channelChangeNotices to the channel's CHANNEL_EVENTS_TOPIC (an archival's into the archived
+ * channel, where only Notification Bot still posts); a failure is logged, the change stands.
+ */
 export async function tellChannelChanges(realm: RealmHandle, actor: UserRecord, change: ChannelChange): Promise<void> {
   const channel = change.after;
-  if (channel.is_archived) return;
-  for (const text of channelChangeNotices(actor, change)) {
+  for (const text of channelChangeNotices(realm.state, actor, change)) {
     try {
       await sendNotice(realm, channel.id, CHANNEL_EVENTS_TOPIC, text);
     } catch (err) {

@@ -168,21 +168,25 @@ export interface UpdateChannelInput {
 
 type Change = { property: string; value: unknown; extra?: Record<string, unknown> };
 
+type GroupSettingValue = ReturnType<RealmState['groupSettingValue']>;
+
 /** A channel as it was before a command and as it is after it. */
 export interface ChannelChange {
   readonly before: ChannelRecord;
   readonly after: ChannelRecord;
+  /**
+   * Who may post (can_send_message_group) before and after, in the API's form, when that changed:
+   * read in the command's turn, since an anonymous group's members are not kept once replaced.
+   */
+  readonly senders: { readonly before: GroupSettingValue; readonly after: GroupSettingValue } | null;
 }
 
-/** PATCH /streams/{id}: what changed (its name, description, access, …), or null for nothing or an archival. */
+/** PATCH /streams/{id}: what changed (archived, its name, description, access, …), or null for nothing. */
 async function updateChannel(ctx: RealmContext, input: UpdateChannelInput): Promise<ChannelChange | null> {
   const { state } = ctx;
   const actor = actorOf(state, input.actorId);
   const c = channelToAdminister(state, actor, input.channelId);
-  if (input.isArchived === true) {
-    await archiveChannel(ctx, { actorId: input.actorId, channelId: input.channelId });
-    return null;
-  }
+  if (input.isArchived === true) return archiveChannel(ctx, { actorId: input.actorId, channelId: input.channelId });
   if (input.isArchived === false && c.is_archived) await unarchiveChannel(ctx, actor, c);
   const current = state.channels.get(c.id)!;
   const patch: store.ChannelPatch = {};
@@ -265,9 +269,12 @@ async function updateChannel(ctx: RealmContext, input: UpdateChannelInput): Prom
   }
   const defaultChanged = isDefault !== state.channels.defaultChannelIds.has(current.id);
   if (defaultChanged && !isAdmin(actor.role)) throw errors.unauthorizedPrincipal();
-  if (changes.length === 0 && settingChanges.length === 0 && !defaultChanged) return null;
+  if (changes.length === 0 && settingChanges.length === 0 && !defaultChanged) {
+    return current.is_archived === c.is_archived ? null : { before: c, after: current, senders: null };
+  }
 
   const before = new Set(metadataAudience(state, current));
+  const sendersBefore = state.groupSettingValue(current.settings.can_send_message_group);
   await ctx.write(async (tx, emit) => {
     const settings = { ...current.settings };
     const stored = await storeGroupSettings(tx, state, settingChanges, settings, ctx.services.clock.now());
@@ -305,10 +312,12 @@ async function updateChannel(ctx: RealmContext, input: UpdateChannelInput): Prom
       emit(defaultStreams.build({ default_streams: [...ids].sort((a, b) => a - b) }, { userIds: null }));
     }
   });
-  return { before: current, after: state.channels.get(current.id)! };
+  const after = state.channels.get(current.id)!;
+  const sendersChanged = settingChanges.some(([setting]) => setting === 'can_send_message_group');
+  return { before: c, after, senders: sendersChanged ? { before: sendersBefore, after: state.groupSettingValue(after.settings.can_send_message_group) } : null };
 }
 
-async function archiveChannel(ctx: RealmContext, input: { actorId: number; channelId: number }): Promise<void> {
+async function archiveChannel(ctx: RealmContext, input: { actorId: number; channelId: number }): Promise<ChannelChange> {
   const { state } = ctx;
   const actor = actorOf(state, input.actorId);
   const c = channelToAdminister(state, actor, input.channelId);
@@ -333,6 +342,7 @@ async function archiveChannel(ctx: RealmContext, input: { actorId: number; chann
       emit(defaultStreams.build({ default_streams: [...ids].sort((a, b) => a - b) }, { userIds: null }));
     }
   });
+  return { before: c, after: state.channels.get(c.id)!, senders: null };
 }
 
 async function unarchiveChannel(ctx: RealmContext, _actor: UserRecord, c: ChannelRecord): Promise<void> {

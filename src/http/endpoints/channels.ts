@@ -131,7 +131,8 @@ export const updateStream = userEndpoint(z.object(updateShape), async (ctx, q) =
 });
 
 export const archiveStream = userEndpoint(z.object({ stream_id: p.int() }), async (ctx, q) => {
-  await ctx.realm.ask('channel.archive', { actorId: ctx.user.id, channelId: q.stream_id });
+  const archived = await ctx.realm.ask('channel.archive', { actorId: ctx.user.id, channelId: q.stream_id });
+  await tellChannelChanges(ctx.realm, ctx.user, archived);
   return {};
 });
 
