@@ -110,6 +110,29 @@ sub('events: the new subscriber, peers, and users who gain sight of a private ch
   await expectConsistent(member, () => owner.post('/api/v1/users/me/subscriptions', { subscriptions: [{ name: 'S-ev-priv' }], principals: [member.id] }), { types: TYPES });
 });
 
+sub('several channels at once: one peer event for the public ones, one for each private one; a guest hears of those it sees', async () => {
+  const { owner, member, guest, admin } = cast;
+  await realm.updateSettings({ enable_spectator_access: true });
+  const pub = await createChannel(owner, 'S-batch-a', { others: [guest] });
+  const other = await createChannel(owner, 'S-batch-b');
+  const web = await createChannel(owner, 'S-batch-web', { is_web_public: true });
+  const priv = await createChannel(owner, 'S-batch-priv', { invite_only: true, others: [member] });
+  const subscriptions = ['S-batch-a', 'S-batch-b', 'S-batch-web', 'S-batch-priv'];
+  const heard: Array<[TestUser, number[][]]> = [
+    [member, [[pub, other, web], [priv]]],
+    [admin, [[pub, other, web], [priv]]],
+    [guest, [[pub, web]]],
+  ];
+  for (const [observer, streams] of heard) {
+    const joiner = await realm.createUser();
+    const peers = (events: Array<Record<string, any>>, op: string) => events.filter((e) => e.op === op).map((e) => [e.stream_ids, e.user_ids]);
+    const joined = await expectConsistent(observer, () => owner.post('/api/v1/users/me/subscriptions', { subscriptions: subscriptions.map((name) => ({ name })), principals: [joiner.id] }), WITH_SUBSCRIBERS);
+    assert.equal(peers(joined, 'peer_add'), streams.map((ids) => [ids, [joiner.id]]));
+    const left = await expectConsistent(observer, () => owner.delete('/api/v1/users/me/subscriptions', { subscriptions, principals: [joiner.id] }), WITH_SUBSCRIBERS);
+    assert.equal(peers(left, 'peer_remove'), streams.map((ids) => [ids, [joiner.id]]));
+  }
+});
+
 const unsub = suite('unsubscribing');
 
 unsub('oneself, others, and what was not subscribed', async () => {

@@ -7,7 +7,7 @@ import { pickColor, isHexColor } from '../../domain/channel-colors.js';
 import { checkChannelDescription, checkChannelName } from '../../domain/channels.js';
 import { errors } from '../../domain/errors.js';
 import { defaultStreams, streamCreate } from '../../domain/events/channels.js';
-import { peerAdd, peerRemove, subscriptionAdd, subscriptionRemove, subscriptionUpdate } from '../../domain/events/subscriptions.js';
+import { subscriptionAdd, subscriptionRemove, subscriptionUpdate } from '../../domain/events/subscriptions.js';
 import { isAdmin } from '../../domain/roles.js';
 import * as store from '../../store/channels.js';
 import type { RealmContext } from './actor.js';
@@ -16,6 +16,7 @@ import { activeSubscribers, canAdminister, canReadChannel, canSeeChannel, channe
 import { actorOf, checkNewChannelOptions, emitVisibilityChange, insertChannels, type NewChannelOptions } from './channels.js';
 import { applyStoredGroupSettings } from './group-settings.js';
 import { renderData } from './markdown-context.js';
+import { peerEvents } from './peer-events.js';
 import type { RealmState, UserRecord } from './state.js';
 
 export interface SubscribeInput {
@@ -148,10 +149,8 @@ async function subscribe(ctx: RealmContext, input: SubscribeInput): Promise<Subs
         const sub = rows.get(`${c.id}:${u}`)!;
         emit(subscriptionAdd.build({ op: 'add', subscriptions: [{ ...subscriptionObject(state, c, sub), subscribers }] }, { userIds: [u] }));
       }
-      const fresh = new Set(users);
-      const peers = metadataAudience(state, c).filter((u) => !fresh.has(u));
-      if (peers.length > 0) emit(peerAdd.build({ op: 'peer_add', stream_ids: [c.id], user_ids: users }, { userIds: peers }));
     }
+    for (const e of peerEvents(state, 'peer_add', added)) emit(e);
     if (newDefaults) {
       emit(defaultStreams.build({ default_streams: [...state.channels.defaultChannelIds].sort((a, b) => a - b) }, { userIds: null }));
     }
@@ -281,12 +280,10 @@ async function unsubscribe(ctx: RealmContext, input: UnsubscribeInput): Promise<
       const users = gone.get(c.id)!;
       if (users.length === 0) continue;
       for (const u of users) emit(subscriptionRemove.build({ op: 'remove', subscriptions: [{ stream_id: c.id, name: c.name }] }, { userIds: [u] }));
-      // Like peer_add, peer_remove is for the others: the removed users had their remove event.
-      const leaving = new Set(users);
-      const peers = metadataAudience(state, c).filter((u) => !leaving.has(u));
-      if (peers.length > 0) emit(peerRemove.build({ op: 'peer_remove', stream_ids: [c.id], user_ids: users }, { userIds: peers }));
       emitVisibilityChange(state, emit, c, before.get(c.id)!, users);
     }
+    // Like peer_add, peer_remove is for the others: the removed users had their remove event.
+    for (const e of peerEvents(state, 'peer_remove', gone)) emit(e);
   });
   return { removed, not_removed: notRemoved };
 }

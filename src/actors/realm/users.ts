@@ -5,7 +5,6 @@
 import type { EventSpec } from '../event-sequencer.js';
 import { errors } from '../../domain/errors.js';
 import { apiEmailFor, canSeeDeliveryEmail, dummyEmailDomain, isValidEmail } from '../../domain/emails.js';
-import { peerAdd, peerRemove } from '../../domain/events/subscriptions.js';
 import { realmBotEvent, realmUserEvent } from '../../domain/events/users.js';
 import { hasVideocallTokenEvent } from '../../domain/events/videocalls.js';
 import { canCreateVideoCalls } from '../../domain/videocalls.js';
@@ -17,11 +16,10 @@ import { formatUser } from '../../domain/user-view.js';
 import { setSystemMemberships } from '../../store/groups.js';
 import { deleteUserSessions } from '../../store/sessions.js';
 import * as users from '../../store/users.js';
-import { groupBy } from '../../group-by.js';
 import type { RealmContext } from './actor.js';
 import { botDict } from './bot-view.js';
-import { metadataAudience } from './channel-view.js';
 import { directNamedGroups, membershipEvents } from './groups.js';
+import { peerEvents } from './peer-events.js';
 import { toUserRecord, type RealmState, type UserRecord } from './state.js';
 
 export const MAX_NAME_LENGTH = 100;
@@ -193,23 +191,12 @@ async function setRole(ctx: RealmContext, input: SetRoleInput): Promise<UserReco
 
 /**
  * subscription peer events for accounts leaving (deactivation) or rejoining (reactivation) the
- * subscriber lists of their channels, archived ones included: one a channel, to the others who see
- * its metadata.
+ * subscriber lists of their channels, archived ones included, to the others who see them.
  */
 function peerChanges(state: RealmState, accounts: readonly UserRecord[], joining: boolean): EventSpec[] {
-  const moving = new Set(accounts.map((u) => u.id));
-  const subscriptions = accounts.flatMap((u) => [...state.channels.subscriptionsOf(u.id)].map((channelId) => ({ channelId, userId: u.id })));
-  const byChannel = groupBy(subscriptions, (s) => s.channelId);
-  const events: EventSpec[] = [];
-  for (const channelId of [...byChannel.keys()].sort((a, b) => a - b)) {
-    const c = state.channels.get(channelId);
-    if (!c) continue;
-    const peers = metadataAudience(state, c).filter((id) => !moving.has(id));
-    if (peers.length === 0) continue;
-    const change = { stream_ids: [channelId], user_ids: byChannel.get(channelId)!.map((s) => s.userId).sort((a, b) => a - b) };
-    events.push(joining ? peerAdd.build({ op: 'peer_add', ...change }, { userIds: peers }) : peerRemove.build({ op: 'peer_remove', ...change }, { userIds: peers }));
-  }
-  return events;
+  const byChannel = new Map<number, number[]>();
+  for (const u of accounts) for (const channelId of state.channels.subscriptionsOf(u.id)) byChannel.set(channelId, [...(byChannel.get(channelId) ?? []), u.id]);
+  return peerEvents(state, joining ? 'peer_add' : 'peer_remove', byChannel, new Set(accounts.map((u) => u.id)));
 }
 
 export interface SetActiveInput {
