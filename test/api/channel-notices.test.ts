@@ -5,7 +5,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { assertSuccess } from '../helpers/assert.js';
 import { drainEvents } from '../helpers/consistency.js';
-import { castOf, type Cast } from '../helpers/messaging.js';
+import { castOf, topicLog, type Cast } from '../helpers/messaging.js';
 import { startTestServer, type TestRealm, type TestServer } from '../helpers/server.js';
 
 let server: TestServer;
@@ -23,11 +23,7 @@ t.before(async () => {
 t.after(() => server.close());
 
 /** The channel's "channel events" topic, oldest first, as "sender: content". */
-async function notices(channelId: number): Promise<string[]> {
-  const narrow = [{ operator: 'channel', operand: channelId }, { operator: 'topic', operand: 'channel events' }];
-  const r = assertSuccess(await cast.owner.get('/api/v1/messages', { anchor: 'newest', num_before: 50, num_after: 0, narrow, apply_markdown: false }));
-  return (r.messages as Array<{ content: string; sender_full_name: string }>).map((m) => `${m.sender_full_name}: ${m.content}`);
-}
+const notices = (channelId: number) => topicLog(cast.owner, channelId, 'channel events');
 
 /** A public channel of the owner's, with a description (and others subscribed). */
 async function channelWith(name: string, description: string, others: Array<{ id: number }> = []): Promise<number> {

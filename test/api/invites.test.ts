@@ -12,6 +12,7 @@ import { assertError, assertSuccess } from '../helpers/assert.js';
 import { oneOfEachRole, ROLE_NAMES, type OneOfEachRole, type RoleName } from '../helpers/roles.js';
 import { systemGroup } from '../helpers/groups.js';
 import { drainEvents, expectConsistent } from '../helpers/consistency.js';
+import { topicLog } from '../helpers/messaging.js';
 import { startTestServer, type TestRealm, type TestServer, type TestUser } from '../helpers/server.js';
 
 const clock = new ManualClock(Date.now());
@@ -286,6 +287,16 @@ signup('Welcome Bot sends the invitation’s text, or the organization’s; empt
     assert.is((await page(link, 'POST', { email, full_name: email.split('@')[0]!, password: 'welcome1' })).status, 200);
   await signUp(assertSuccess(await invite(cast.admin, { welcome_message_custom_text: 'Hello from **us**!' })).invite_link, 'greeted@example.com');
   assert.equal(await welcomeOf('greeted@example.com'), ['Hello from **us**!']);
+  // With a sign-up announcements channel, Notification Bot names each newcomer there.
+  const signups = await createChannel('invite-signups');
+  await realm.updateSettings({ signup_announcements_stream_id: signups });
+  try {
+    await signUp(assertSuccess(await invite(cast.admin)).invite_link, 'announced@example.com');
+    const announced = realm.handle.state.userByDeliveryEmail('announced@example.com')!;
+    assert.equal(await topicLog(cast.owner, signups, 'signups'), [`Notification Bot: @_**announced|${announced.id}** joined this organization.`]);
+  } finally {
+    await realm.updateSettings({ signup_announcements_stream_id: -1 });
+  }
   await signUp(assertSuccess(await invite(cast.admin, { welcome_message_custom_text: '' })).invite_link, 'quiet@example.com');
   assert.equal(await welcomeOf('quiet@example.com'), []);
   await realm.updateSettings({ welcome_message_custom_text: 'The organization says hi.' });

@@ -1,11 +1,13 @@
 // Users: GET /users, /users/{id|email}, /users/me; administrators updating accounts (endpoints 2
 // and 7: roles and the owner rules, names, new_email); creation; deactivation and reactivation.
+import { sql } from 'slonik';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { z } from 'zod';
 import { Role } from '../../src/domain/roles.js';
 import { assertError, assertSuccess } from '../helpers/assert.js';
 import { expectConsistent } from '../helpers/consistency.js';
-import { createChannel } from '../helpers/messaging.js';
+import { createChannel, topicLog } from '../helpers/messaging.js';
 import { everyRole, type EveryRole } from '../helpers/people.js';
 import { startTestServer, type TestRealm, type TestServer, type TestUser } from '../helpers/server.js';
 
@@ -300,6 +302,33 @@ lifecycle('POST /users needs the can_create_users permission', async () => {
   assertError(await l.admin.post('/api/v1/users', { email: 'new3@example.com', full_name: 'X' }), "Missing 'password' argument");
   const login = assertSuccess(await lr.anonymous('POST', '/api/v1/fetch_api_key', { username: 'new1@example.com', password: 'correct horse' }));
   assert.type(login.api_key, 'string');
+});
+
+lifecycle('POST /users makes a member of the default channels, welcomed by Welcome Bot and announced in the sign-up channel', async () => {
+  const { owner, admin, member } = l;
+  await lr.handle.ask('user.setSpecialPermissions', { userId: admin.id, canCreateUsers: true });
+  const lobby = await createChannel(owner, 'joiners-lobby', { others: [member] });
+  const signups = await createChannel(owner, 'joiners-signups');
+  await createChannel(owner, 'joiners-elsewhere');
+  assertSuccess(await owner.post('/api/v1/default_streams', { stream_id: lobby }));
+  await lr.updateSettings({ signup_announcements_stream_id: signups, welcome_message_custom_text: 'Welcome to **us**.' });
+  try {
+    let id = 0;
+    const seen = await expectConsistent(member, async () => {
+      id = assertSuccess(await admin.post('/api/v1/users', { email: 'joiner@example.com', password: 'correct horse', full_name: 'Jo Joiner' })).user_id;
+    }, { types: ['realm_user', 'subscription', 'stream'], registerParams: { include_subscribers: true } });
+    assert.equal(seen.filter((e) => e.type === 'subscription').map((e) => [e.op, e.stream_ids, e.user_ids]), [['peer_add', [lobby], [id]]]);
+    assert.equal(assertSuccess(await member.get(`/api/v1/streams/${lobby}/members`)).subscribers.includes(id), true, 'in the default channel');
+    assert.is(lr.handle.state.user(id)!.role, Role.member);
+    assert.equal([...lr.handle.state.channels.subscriptionsOf(id)], [lobby], 'and in no other');
+    assert.equal(await topicLog(owner, signups, 'signups'), [`Notification Bot: @_**Jo Joiner|${id}** joined this organization.`]);
+    const welcome = await server.db.pool.anyFirst(sql.type(z.object({ content: z.string() }))`
+      SELECT m.content FROM messages m JOIN user_messages um ON um.message_id = m.id JOIN users s ON s.id = m.sender_id
+      WHERE um.user_id = ${id} AND s.full_name = 'Welcome Bot'`);
+    assert.equal(welcome, ['Welcome to **us**.']);
+  } finally {
+    await lr.updateSettings({ signup_announcements_stream_id: -1, welcome_message_custom_text: '' });
+  }
 });
 
 lifecycle('DELETE /users/{id}: administrators only; owners need an owner', async () => {

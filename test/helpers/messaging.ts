@@ -35,3 +35,10 @@ export async function sendDirect(u: TestUser, to: readonly TestUser[], content: 
 export async function deactivate(u: TestUser): Promise<void> {
   await u.realm.handle.ask('user.setActive', { userId: u.id, active: false, actorId: null });
 }
+
+/** A channel topic's messages as `viewer` reads them, oldest first, as "sender: content" (the Markdown source). */
+export async function topicLog(viewer: TestUser, channelId: number, topic: string): Promise<string[]> {
+  const narrow = [{ operator: 'channel', operand: channelId }, { operator: 'topic', operand: topic }];
+  const r = assertSuccess(await viewer.get('/api/v1/messages', { anchor: 'newest', num_before: 100, num_after: 0, narrow, apply_markdown: false }));
+  return (r.messages as Array<{ content: string; sender_full_name: string }>).map((m) => `${m.sender_full_name}: ${m.content}`);
+}

@@ -1,8 +1,8 @@
 // Automated notices from Notification Bot after moves and resolves: "this topic was moved to …",
 // "… has marked this topic as resolved" (undone within a grace period by deleting the notice),
-// of new channels created with `announce`, to users someone else subscribed, and of a channel's
-// archival, rename, description, access and posting permission, in the channel itself. Each is an
-// ordinary message sent by the destination conversation's owner.
+// of new channels created with `announce` and of new members, to users someone else subscribed,
+// and of a channel's archival, rename, description, access and posting permission, in the channel
+// itself. Each is an ordinary message sent by the destination conversation's owner.
 import { renderMarkdown } from '../../domain/markdown/index.js';
 import { isMeMessage } from '../../domain/message-rules.js';
 import { messageNarrowUrl } from '../../domain/narrow-url.js';
@@ -163,6 +163,25 @@ export async function announceNewChannels(realm: RealmHandle, creator: UserRecor
     await sendNotice(realm, target.id, NEW_CHANNELS_TOPIC, text);
   } catch (err) {
     realm.services.log.warn({ err, channels: channelIds }, 'announcing new channels failed');
+  }
+}
+
+/** Where new members are announced, in the organization's sign-up announcements channel. */
+export const SIGNUPS_TOPIC = 'signups';
+
+/**
+ * After a person's account was made (a sign-up, POST /users): Notification Bot names them in the
+ * organization's sign-up announcements channel, if it has one. Never throws: the account exists
+ * either way.
+ */
+export async function announceNewMember(realm: RealmHandle, user: UserRecord): Promise<void> {
+  const state = realm.state;
+  const target = state.channels.get(state.realm.settings.signup_announcements_stream_id);
+  if (!target || target.is_archived) return;
+  try {
+    await sendNotice(realm, target.id, SIGNUPS_TOPIC, `${silentMention(user)} joined this organization.`);
+  } catch (err) {
+    realm.services.log.warn({ err, user: user.id }, 'announcing a new member failed');
   }
 }
 

@@ -11,6 +11,7 @@ import { profileFieldCommands } from './profile-fields.js';
 import { realmContentCommands } from './realm-content.js';
 import { lifecycleCommands } from './lifecycle.js';
 import { realmSettingsCommands } from './realm-settings.js';
+import { signUpCommands } from './sign-up.js';
 import { userProfileCommands } from './user-profile.js';
 import { userCommands } from './users.js';
 import { userSeedCommands } from './user-seed.js';
@@ -26,6 +27,7 @@ export const realmCommands = {
   ...channelFolderCommands,
   ...pushCommands,
   ...invitationCommands,
+  ...signUpCommands,
   ...channelCommands,
   ...subscriptionCommands,
   ...systemBotCommands,

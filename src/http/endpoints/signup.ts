@@ -2,7 +2,7 @@
 // root, as the invite_link points there). A revoked, expired or unknown link is refused; a
 // successful sign-up signs the new account in on that browser.
 import { z } from 'zod';
-import { sendWelcomeMessage } from '../../actors/conversations/welcome.js';
+import { greetNewMember } from '../../actors/conversations/welcome.js';
 import { inviteProblem } from '../../actors/realm/invitations.js';
 import { isValidEmail } from '../../domain/emails.js';
 import { isApiError } from '../../domain/errors.js';
@@ -59,9 +59,7 @@ export const submitSignup = publicEndpoint(
       throw e;
     }
     // The account exists now: a failed greeting is logged, not shown as a failed sign-up.
-    await sendWelcomeMessage(realm, accepted.user.id, accepted.welcomeText).catch((err: unknown) =>
-      ctx.log.warn({ err, user: accepted.user.id }, 'welcome message not sent'),
-    );
+    await greetNewMember(realm, accepted.user, accepted.welcomeText, ctx.log);
     const setCookie = await startSession(app, realm, accepted.user.id);
     return signupDonePage(realm.state.realm.name, realm.state.realm.url, accepted.user.delivery_email, setCookie);
   },

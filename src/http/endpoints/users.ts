@@ -6,6 +6,7 @@ import type { CommonQueryMethods } from 'slonik';
 import type { RealmState, UserRecord } from '../../actors/realm/state.js';
 import { accessUser, userByRef } from '../../actors/realm/user-access.js';
 import { deleteSentMessages } from '../../actors/conversations/sent-deletion.js';
+import { greetNewMember } from '../../actors/conversations/welcome.js';
 import { errors } from '../../domain/errors.js';
 import { ROLE_CODES, isOwner, type Role } from '../../domain/roles.js';
 import { hashPassword } from '../../domain/secrets.js';
@@ -134,12 +135,12 @@ export const createUser = userEndpoint(
     if (!ctx.user.can_create_users) throw errors.notAuthorizedForQuery();
     checkPasswordStrength(params.password);
     await checkEmailAllowed(ctx.app.db, ctx.realm.state, params.email);
-    const { user } = await ctx.realm.ask('user.create', {
+    const { user, welcomeText } = await ctx.realm.ask('user.signUp', {
       email: params.email,
       fullName: params.full_name,
-      role: 400,
       passwordHash: await hashPassword(params.password),
     });
+    await greetNewMember(ctx.realm, user, welcomeText, ctx.log);
     return { user_id: user.id };
   },
 );
