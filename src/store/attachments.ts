@@ -54,6 +54,31 @@ export async function deleteAttachment(db: CommonQueryMethods, id: number): Prom
   await db.query(sql.unsafe`DELETE FROM attachments WHERE id = ${id}`);
 }
 
+/**
+ * Lock the uploads that `pathIds` name, or that `messageIds` reference, in id order, before their
+ * links change: a transaction that reads an upload's messages after changing them then sees every
+ * committed change, and two such transactions cannot each wait for the other. Returns their ids.
+ */
+export async function lockAttachments(
+  db: CommonQueryMethods,
+  realmId: number,
+  o: { pathIds?: readonly string[]; messageIds?: readonly number[] },
+): Promise<readonly number[]> {
+  const pathIds = o.pathIds ?? [];
+  const messageIds = o.messageIds ?? [];
+  if (pathIds.length === 0 && messageIds.length === 0) return [];
+  return db.anyFirst(sql.type(z.object({ id: z.number() }))`
+    SELECT a.id FROM attachments a
+    WHERE a.realm_id = ${realmId} AND (a.path_id = ANY(${sql.array(pathIds, 'text')})
+      OR a.id IN (SELECT am.attachment_id FROM attachment_messages am WHERE am.message_id = ANY(${sql.array(messageIds, 'int8')})))
+    ORDER BY a.id FOR UPDATE`);
+}
+
+export function attachmentsByIds(db: CommonQueryMethods, ids: readonly number[]): Promise<readonly AttachmentRecord[]> {
+  if (ids.length === 0) return Promise.resolve([]);
+  return db.any(sql.type(attachmentRow)`SELECT ${columns} FROM attachments a WHERE a.id = ANY(${sql.array(ids, 'int4')}) ORDER BY a.id`);
+}
+
 /** Bytes uploaded in the organization. */
 export function spaceUsed(db: CommonQueryMethods, realmId: number): Promise<number> {
   return db.oneFirst(sql.type(z.object({ n: z.number() }))`

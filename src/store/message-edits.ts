@@ -4,6 +4,7 @@
 import { sql, type CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
 import { FLAG_BITS } from '../domain/flags.js';
+import { lockAttachments } from './attachments.js';
 import { claimAttachments, messageColumns, messageRow, type MessageRow } from './messages.js';
 
 /**
@@ -229,8 +230,9 @@ const attachmentRow = z.object({
 export type AttachmentRow = z.infer<typeof attachmentRow>;
 
 /**
- * Re-link a message's uploads after a content edit; returns the uploads of `ownerId` that this
- * edit left referenced by no message at all (detached_uploads).
+ * Re-link a message's uploads after a content edit. Returns the uploads whose links changed
+ * (their owners are told), and those of `ownerId` that this edit left referenced by no message at
+ * all (detached_uploads).
  */
 export async function relinkAttachments(
   db: CommonQueryMethods,
@@ -238,18 +240,20 @@ export async function relinkAttachments(
   messageId: number,
   editorId: number,
   pathIds: readonly string[],
-): Promise<readonly AttachmentRow[]> {
+): Promise<{ changed: readonly number[]; detached: readonly AttachmentRow[] }> {
+  await lockAttachments(db, realmId, { pathIds, messageIds: [messageId] });
   const unlinked = await db.anyFirst(sql.type(z.object({ attachment_id: z.number() }))`
     DELETE FROM attachment_messages am USING attachments a
     WHERE am.message_id = ${messageId} AND a.id = am.attachment_id AND NOT (a.path_id = ANY(${sql.array(pathIds, 'text')}))
     RETURNING am.attachment_id`);
-  await claimAttachments(db, realmId, editorId, messageId, pathIds);
-  if (unlinked.length === 0) return [];
-  return db.any(sql.type(attachmentRow)`
+  const changed = [...unlinked, ...(await claimAttachments(db, realmId, editorId, messageId, pathIds))];
+  if (unlinked.length === 0) return { changed, detached: [] };
+  const detached = await db.any(sql.type(attachmentRow)`
     SELECT a.id, a.file_name, a.path_id, a.size, a.create_time, a.owner_id FROM attachments a
     WHERE a.id = ANY(${sql.array(unlinked, 'int4')}) AND a.owner_id = ${editorId}
       AND NOT EXISTS (SELECT 1 FROM attachment_messages am WHERE am.attachment_id = a.id)
     ORDER BY a.id`);
+  return { changed, detached };
 }
 
 /** A channel's topics, newest first, named as in their latest message; `onlyReceivedBy`: protected history. */

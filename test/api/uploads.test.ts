@@ -151,6 +151,51 @@ manage('deleting, and detached uploads after an edit', async () => {
   assertError(await member.delete('/api/v1/attachments/999999'), 'Invalid attachment');
 });
 
+manage('the owner hears of every message that starts or stops referencing an upload: sends, forwards, edits, deletes', async () => {
+  const { member, owner, admin } = cast;
+  const { pathId } = await upload(member, 'shared.txt', 'shared');
+  await createChannel(member, 'files-linked', { others: [owner] });
+  const link = `[shared](/user_uploads/${pathId})`;
+  // GET /attachments and the owner's attachment events, applied as a client would.
+  type Listed = { attachments: Array<{ id: number; message_ids: number[] }>; upload_space_used: number };
+  const listOf = async (u: TestUser): Promise<Listed> => {
+    const { attachments, upload_space_used } = assertSuccess(await u.get('/api/v1/attachments'));
+    return { attachments, upload_space_used };
+  };
+  const mine = await listOf(member);
+  const { queue_id } = await registerState(member, { types: ['attachment'] });
+  const others = await Promise.all([owner, admin].map(async (u) => ({ u, queue: (await registerState(u, { types: ['attachment'] })).queue_id as string })));
+  let last = -1;
+  const step = async (what: string, act: () => Promise<unknown>, messageIds: () => number[]) => {
+    await act();
+    const events = await drainEvents(member, queue_id, last);
+    last = events.at(-1)?.id ?? last;
+    for (const e of events) {
+      assert.is(e.op, 'update', what);
+      mine.attachments = mine.attachments.map((a) => (a.id === e.attachment.id ? e.attachment : a));
+      mine.upload_space_used = e.upload_space_used;
+    }
+    assert.ok(events.length > 0, `${what}: told`);
+    assert.equal(mine, await listOf(member), `${what}: the list and its events agree`);
+    assert.equal(mine.attachments.find((a) => events[0]!.attachment.id === a.id)!.message_ids, messageIds(), what);
+  };
+  let first = 0;
+  let forwarded = 0;
+  await step('sent', async () => (first = await sendToChannel(member, 'files-linked', 't', `see ${link}`)), () => [first]);
+  await step('forwarded by a reader', async () => (forwarded = await sendToChannel(owner, 'files-linked', 'again', `as said: ${link}`)), () => [first, forwarded]);
+  await step('edited out', () => member.patch(`/api/v1/messages/${first}`, { content: 'never mind' }), () => [forwarded]);
+  await step('edited back in', () => member.patch(`/api/v1/messages/${first}`, { content: `after all ${link}` }), () => [first, forwarded]);
+  await step('deleted', () => admin.delete(`/api/v1/messages/${forwarded}`), () => [first]);
+  // At once, in conversations whose transactions may overlap: each change sees those before it.
+  const channels = ['files-a', 'files-b', 'files-c', 'files-d'];
+  for (const name of channels) await createChannel(member, name, { others: [owner] });
+  let together: number[] = [];
+  await step('sent four times at once', async () => {
+    together = await Promise.all(channels.map((name, i) => sendToChannel(i % 2 ? owner : member, name, 't', `here too ${link}`)));
+  }, () => [first, ...together].sort((a, b) => a - b));
+  for (const { u, queue } of others) assert.equal(await drainEvents(u, queue), [], 'nobody else hears of it');
+});
+
 manage.after(async () => {
   await server.close();
 });

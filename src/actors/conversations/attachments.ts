@@ -1,7 +1,11 @@
 // Upload records, owned like the rest of a user's personal data: adding one (the file is already
-// on disk) and removing one (the caller removes the file after commit).
-import { attachmentAdd, attachmentRemove } from '../../domain/events/attachments.js';
+// on disk) and removing one (the caller removes the file after commit). Which messages reference
+// an upload changes with sends, edits and deletes, in their conversations' transactions: its owner
+// hears of each change (emitAttachmentUpdates).
+import type { CommonQueryMethods } from 'slonik';
+import { attachmentAdd, attachmentRemove, attachmentUpdate } from '../../domain/events/attachments.js';
 import * as store from '../../store/attachments.js';
+import type { Emit } from '../realm-events.js';
 import type { WriteContext } from './conversations.js';
 
 /** The API's attachment object. */
@@ -27,4 +31,15 @@ export async function removeAttachment(ctx: WriteContext, input: { ownerId: numb
       ),
     );
   });
+}
+
+/**
+ * Tell the owners of these uploads which messages reference them now. Call after changing their
+ * links, in the same transaction, having locked them first (store.lockAttachments).
+ */
+export async function emitAttachmentUpdates(tx: CommonQueryMethods, emit: Emit, realmId: number, attachmentIds: Iterable<number>): Promise<void> {
+  const records = await store.attachmentsByIds(tx, [...new Set(attachmentIds)]);
+  if (records.length === 0) return;
+  const used = await store.spaceUsed(tx, realmId);
+  for (const a of records) emit(attachmentUpdate.build({ op: 'update', attachment: attachmentObject(a), upload_space_used: used }, { userIds: [a.owner_id] }));
 }

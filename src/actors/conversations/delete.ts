@@ -4,9 +4,11 @@
 // push notifications drop them.
 import { deleteMessageEvent } from '../../domain/events/messages.js';
 import { notifyDeleted } from '../../push/push-notifier.js';
+import { lockAttachments } from '../../store/attachments.js';
 import { refreshFirstMessage } from '../../store/channels.js';
 import { deleteMessages, lockPlaced, rowsOf, topicBatch, type PlacedMessage } from '../../store/message-edits.js';
 import type { ConversationContext } from './conversations.js';
+import { emitAttachmentUpdates } from './attachments.js';
 import { lockTarget } from './edit.js';
 import { emitFirstMessageChange } from './first-message.js';
 import { activeSubscribers } from '../realm/channel-view.js';
@@ -51,7 +53,10 @@ async function deleteRows(ctx: ConversationContext, tx: CommonQueryMethods, emit
         : { message_ids: groupIds, message_type: 'private' as const };
     emit({ ...deleteMessageEvent.build(payload, { userIds: [...recipients] }), span: groupIds.length });
   }
+  // Their uploads stay, referenced by fewer messages: their owners are told.
+  const uploads = await lockAttachments(tx, ctx.realm.id, { messageIds: ids });
   await deleteMessages(tx, ids);
+  await emitAttachmentUpdates(tx, emit, ctx.realm.id, uploads);
   if (!channel || channel.first_message_id === null || !ids.includes(channel.first_message_id)) return null;
   const first = { channelId: channel.id, id: await refreshFirstMessage(tx, channel.id) };
   emitFirstMessageChange(state, emit, channel.id, first.id);

@@ -17,6 +17,7 @@ import { activeSubscribers, canReadFullHistory } from '../realm/channel-view.js'
 import type { RealmState, UserRecord } from '../realm/state.js';
 import type { ConversationContext } from './conversations.js';
 import { sha256Hex } from './edit-rules.js';
+import { emitAttachmentUpdates } from './attachments.js';
 import { emitFirstMessageChange } from './first-message.js';
 import type { Linkifiers } from './message-view.js';
 import { Reroute } from './serial-actor.js';
@@ -100,7 +101,9 @@ export async function editMessage(ctx: ConversationContext, input: EditInput): P
     const c = input.content;
     if (c) {
       await edits.updateContent(tx, row.id, { ...c, renderedContent: c.html, nowMs: now });
-      detached = [...(await edits.relinkAttachments(tx, realm.id, row.id, input.editorId, c.uploadPathIds))];
+      const relinked = await edits.relinkAttachments(tx, realm.id, row.id, input.editorId, c.uploadPathIds);
+      detached = [...relinked.detached];
+      await emitAttachmentUpdates(tx, emit, realm.id, relinked.changed);
       const personal = new Map<number, number>();
       const add = (u: number, bit: number) => personal.set(u, (personal.get(u) ?? 0) | bit);
       for (const u of c.mentionedUserIds) add(u, FLAG_BITS.mentioned);

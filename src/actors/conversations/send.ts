@@ -9,12 +9,14 @@ import { matchesAlertWords } from '../../domain/alert-words.js';
 import { DM_BIT, FLAG_BITS, flagNames } from '../../domain/flags.js';
 import { messageEvent } from '../../domain/events/messages.js';
 import * as store from '../../store/messages.js';
+import { lockAttachments } from '../../store/attachments.js';
 import { setFirstMessageIfUnset } from '../../store/channels.js';
 import { notifyAfterCommit } from '../../push/push-targets.js';
 import { isDatabaseUnavailable } from '../../store/database.js';
 import { fail, ok, type Reply } from '../runtime.js';
 import { UNORDERED, type CommitOrder } from '../commit-order.js';
 import type { WriteContext } from './conversations.js';
+import { emitAttachmentUpdates } from './attachments.js';
 import { emitFirstMessageChange } from './first-message.js';
 import { messageObject, type Linkifiers } from './message-view.js';
 
@@ -213,9 +215,11 @@ async function storeSends(ctx: WriteContext, inputs: readonly SendInput[], order
       }
       const firstSet: Array<[number, number]> = [];
       for (const [channelId, messageId] of firsts) if (await setFirstMessageIfUnset(tx, channelId, messageId)) firstSet.push([channelId, messageId]);
+      await lockAttachments(tx, realm.id, { pathIds: inputs.flatMap((input) => input.rendered.uploadPathIds) });
+      const claimed: number[] = [];
       for (const [i, input] of inputs.entries()) {
         const row = rows[i]!;
-        await store.claimAttachments(tx, realm.id, input.senderId, row.id, input.rendered.uploadPathIds);
+        claimed.push(...(await store.claimAttachments(tx, realm.id, input.senderId, row.id, input.rendered.uploadPathIds)));
         if (input.idempotencyKey !== undefined && !(await store.claimIdempotencyKey(tx, input.senderId, input.idempotencyKey, row.id))) {
           throw new DuplicateSend();
         }
@@ -240,6 +244,7 @@ async function storeSends(ctx: WriteContext, inputs: readonly SendInput[], order
       }
       // After the message events: the first message's own event tells its recipients first.
       for (const [channelId, messageId] of firstSet) emitFirstMessageChange(state, emit, channelId, messageId);
+      await emitAttachmentUpdates(tx, emit, realm.id, claimed);
       return rows.map((row) => ({ id: row.id, recipients: recipients.get(row.id)!, dateSent: row.date_sent }));
     },
     // After commit: what realm state caches about conversations.

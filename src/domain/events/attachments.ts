@@ -12,6 +12,7 @@ const attachment = z.object({
 });
 
 export const attachmentAdd = defineEvent('attachment', z.object({ op: z.literal('add'), attachment, upload_space_used: z.number().int() }));
+export const attachmentUpdate = defineEvent('attachment', z.object({ op: z.literal('update'), attachment, upload_space_used: z.number().int() }));
 export const attachmentRemove = defineEvent(
   'attachment',
   z.object({ op: z.literal('remove'), attachment: z.object({ id: z.number().int() }), upload_space_used: z.number().int() }),
