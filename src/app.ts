@@ -126,7 +126,10 @@ export async function createApp(o: AppOptions): Promise<App> {
         // Parked polls are answered and cursors saved before the actors stop.
         await stopQueues();
         const loaded = await realms.loadedRealms();
-        for (const r of loaded) r.fullMembers.stop();
+        for (const r of loaded) {
+          r.fullMembers.stop();
+          r.retention.stop();
+        }
         await Promise.all(loaded.map((r) => r.presence.shutdown()));
         runtime.stop();
         if (!o.database) {

@@ -195,6 +195,17 @@ export function sentBy(db: CommonQueryMethods, realmId: number, senderIds: reado
 }
 
 /**
+ * The oldest messages sent before `beforeMs` in a channel (a number) or among the organization's
+ * direct messages (null): at most `limit`, oldest first (message retention).
+ */
+export function sentBefore(db: CommonQueryMethods, realmId: number, channelId: number | null, beforeMs: number, limit: number): Promise<readonly PlacedMessage[]> {
+  const where = channelId === null ? sql.fragment`realm_id = ${realmId} AND dm_key IS NOT NULL` : sql.fragment`channel_id = ${channelId}`;
+  return db.any(sql.type(placedRow)`
+    SELECT id, channel_id, topic, dm_key FROM messages
+    WHERE ${where} AND date_sent < to_timestamp(${beforeMs / 1000}) ORDER BY date_sent, id LIMIT ${limit}`);
+}
+
+/**
  * Of these messages, locked, those still in one channel (`channelId`) or, with null, those that
  * are direct messages.
  */

@@ -54,10 +54,23 @@ t('changes that change nothing are not told, nor anything else a PATCH does', as
   const id = await channelWith('quiet-board', 'Same');
   const everyone = realm.handle.state.systemGroupId('role:everyone');
   assertSuccess(await owner.patch(`/api/v1/streams/${id}`, { new_name: 'quiet-board', description: 'Same', is_private: false }));
-  assertSuccess(await owner.patch(`/api/v1/streams/${id}`, { is_default_stream: true, message_retention_days: JSON.stringify(30) }));
+  assertSuccess(await owner.patch(`/api/v1/streams/${id}`, { is_default_stream: true, message_retention_days: 'realm_default' }));
   assertSuccess(await owner.patch(`/api/v1/streams/${id}`, { can_send_message_group: { new: everyone } }));
   assertSuccess(await owner.patch(`/api/v1/streams/${id}`, { can_remove_subscribers_group: { new: realm.handle.state.systemGroupId('role:moderators') } }));
   assert.equal(await notices(id), []);
+});
+
+t('a new retention period is told in words', async () => {
+  const { owner } = cast;
+  const id = await channelWith('archive-room', 'Old things');
+  for (const days of [30, 1, 'unlimited', 'realm_default']) assertSuccess(await owner.patch(`/api/v1/streams/${id}`, { message_retention_days: days }));
+  const by = mention(owner);
+  assert.equal(await notices(id), [
+    `Notification Bot: ${by} changed how long this channel keeps messages to 30 days (it was the organization's period).`,
+    `Notification Bot: ${by} changed how long this channel keeps messages to 1 day (it was 30 days).`,
+    `Notification Bot: ${by} changed how long this channel keeps messages to forever (it was 1 day).`,
+    `Notification Bot: ${by} changed how long this channel keeps messages to the organization's period (it was forever).`,
+  ]);
 });
 
 t('who may post is told in words: a role, a user group, the users and groups listed, nobody', async () => {

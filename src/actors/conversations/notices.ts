@@ -1,8 +1,8 @@
 // Automated notices from Notification Bot after moves and resolves: "this topic was moved to …",
 // "… has marked this topic as resolved" (undone within a grace period by deleting the notice),
 // of new channels created with `announce` and of new members, to users someone else subscribed,
-// and of a channel's archival, rename, description, access and posting permission, in the channel
-// itself. Each is an ordinary message sent by the destination conversation's owner.
+// and of a channel's archival, rename, description, access, retention period and posting
+// permission, in the channel itself. Each is an ordinary message sent by the destination conversation's owner.
 import { renderMarkdown } from '../../domain/markdown/index.js';
 import { isMeMessage } from '../../domain/message-rules.js';
 import { messageNarrowUrl } from '../../domain/narrow-url.js';
@@ -198,6 +198,13 @@ function accessOf(c: ChannelRecord): string {
 /** A description as a quote, or the words for none. */
 const describe = (description: string) => (description.trim() === '' ? '*No description.*' : quoteBlock(description));
 
+/** A message_retention_days value in words. */
+function retentionWords(days: number | null): string {
+  if (days === null) return "the organization's period";
+  if (days === -1) return 'forever';
+  return days === 1 ? '1 day' : `${days} days`;
+}
+
 /** The system groups in words, as a setting's value. */
 const SYSTEM_GROUP_WORDS: Readonly<Record<SystemGroupName, string>> = {
   'role:internet': 'everyone on the internet',
@@ -230,7 +237,8 @@ export function groupSettingWords(state: RealmState, value: ReturnType<RealmStat
 
 /**
  * Notification Bot's messages for what `actor` changed in a channel: archived or unarchived it,
- * its name, description, access, who may post. Nothing else is told of an archived channel.
+ * its name, description, access, retention period, who may post. Nothing else is told of an
+ * archived channel.
  */
 export function channelChangeNotices(state: RealmState, actor: UserRecord, { before, after, senders }: ChannelChange): string[] {
   const by = silentMention(actor);
@@ -242,6 +250,9 @@ export function channelChangeNotices(state: RealmState, actor: UserRecord, { bef
     out.push(`${by} changed this channel's description.\n\nBefore:\n${describe(before.description)}\n\nNow:\n${describe(after.description)}`);
   }
   if (accessOf(before) !== accessOf(after)) out.push(`${by} made this channel ${accessOf(after)} (it was ${accessOf(before)}).`);
+  if (before.message_retention_days !== after.message_retention_days) {
+    out.push(`${by} changed how long this channel keeps messages to ${retentionWords(after.message_retention_days)} (it was ${retentionWords(before.message_retention_days)}).`);
+  }
   if (senders) {
     out.push(`${by} changed who may post in this channel to ${groupSettingWords(state, senders.after)} (it was ${groupSettingWords(state, senders.before)}).`);
   }

@@ -13,6 +13,7 @@ import { RealmPresence } from '../presence/realm-presence.js';
 import { RealmQueues } from '../queues/realm-queues.js';
 import { Conversations } from '../conversations/conversations.js';
 import { FullMemberClock } from './full-members.js';
+import { RetentionSweeper } from '../conversations/retention.js';
 import { realmCommands, type CommandInput, type CommandName, type CommandOutput } from './commands.js';
 import { loadRealmState, type RealmState } from './state.js';
 
@@ -42,6 +43,8 @@ export class RealmHandle {
   readonly conversations: Conversations;
   /** When accounts come of age for role:fullmembers. */
   readonly fullMembers: FullMemberClock;
+  /** Deletes messages past their retention period. */
+  readonly retention: RetentionSweeper;
 
   constructor(
     readonly services: Services,
@@ -61,6 +64,8 @@ export class RealmHandle {
     this.conversations = new Conversations(this);
     this.fullMembers = new FullMemberClock(this);
     this.fullMembers.rearm();
+    this.retention = new RetentionSweeper(this);
+    this.retention.start();
   }
 
   get id(): number {
