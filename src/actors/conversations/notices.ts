@@ -2,7 +2,8 @@
 // "… has marked this topic as resolved" (undone within a grace period by deleting the notice),
 // of new channels created with `announce` and of new members, to users someone else subscribed,
 // and of a channel's archival, rename, description, access, retention period and posting
-// permission, in the channel itself. Each is an ordinary message sent by the destination conversation's owner.
+// permission, in the channel itself. Each is an ordinary message sent by the destination
+// conversation's owner.
 import { renderMarkdown } from '../../domain/markdown/index.js';
 import { isMeMessage } from '../../domain/message-rules.js';
 import { messageNarrowUrl } from '../../domain/narrow-url.js';

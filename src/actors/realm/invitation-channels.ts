@@ -1,6 +1,7 @@
 // The channel side of invitations: which channels an inviter may name (checked when the link is
-// made, over the cached channel index), and subscribing the new account when it signs up
-// (through the subscription command, so subscribers, peers and the caches hear of it).
+// made, over the cached channel index), and subscribing the new account when it signs up, or when
+// an administrator makes it (through the subscription command, so subscribers, peers and the
+// caches hear of it).
 import { errors } from '../../domain/errors.js';
 import type { RealmContext } from './actor.js';
 import { canReadChannel } from './channel-view.js';
@@ -24,11 +25,11 @@ export function checkInvitationChannels(state: RealmState, actor: UserRecord, ch
 }
 
 /**
- * Subscribe a new account to the invitation's channels (and the default channels if asked).
- * The inviter's permissions were checked when the link was made; channels archived since are
- * skipped. Call inside the realm actor.
+ * Subscribe a new account to an invitation's channels (and the default channels if asked; POST
+ * /users asks for those alone). The inviter's permissions were checked when the link was made;
+ * channels archived since are skipped. Call inside the realm actor.
  */
-export async function subscribeInvitedUser(
+export async function subscribeNewAccount(
   ctx: RealmContext,
   userId: number,
   channelIds: readonly number[],

@@ -10,7 +10,7 @@ import * as store from '../../store/invitations.js';
 import type { Emit } from '../realm-events.js';
 import type { RealmContext } from './actor.js';
 import { holdsRealmPermission, mayChangeGroup } from './group-access.js';
-import { checkInvitationChannels, subscribeInvitedUser } from './invitation-channels.js';
+import { checkInvitationChannels, subscribeNewAccount } from './invitation-channels.js';
 import type { GroupRecord, RealmState, UserRecord } from './state.js';
 import { userCommands } from './users.js';
 
@@ -146,7 +146,7 @@ async function acceptMultiuseInvite(ctx: RealmContext, input: AcceptInviteInput)
     return out;
   });
   for (const g of updated) state.putGroup(g);
-  await subscribeInvitedUser(ctx, user.id, invite.channel_ids, invite.include_realm_default_subscriptions);
+  await subscribeNewAccount(ctx, user.id, invite.channel_ids, invite.include_realm_default_subscriptions);
   // null: the organization's text; '' (either): no message.
   return { user, welcomeText: invite.welcome_message_custom_text ?? state.realm.settings.welcome_message_custom_text };
 }

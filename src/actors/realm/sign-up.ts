@@ -4,7 +4,7 @@
 // the conversations' owners): src/http/endpoints/users.ts.
 import { Role } from '../../domain/roles.js';
 import type { RealmContext } from './actor.js';
-import { subscribeInvitedUser } from './invitation-channels.js';
+import { subscribeNewAccount } from './invitation-channels.js';
 import type { UserRecord } from './state.js';
 import { userCommands } from './users.js';
 
@@ -24,7 +24,7 @@ export interface SignedUp {
 /** Create the member, then subscribe it to the default channels (two transactions, as a sign-up's). */
 async function signUp(ctx: RealmContext, input: SignUpInput): Promise<SignedUp> {
   const { user } = await userCommands['user.create'](ctx, { email: input.email, fullName: input.fullName, role: Role.member, passwordHash: input.passwordHash });
-  await subscribeInvitedUser(ctx, user.id, [], true);
+  await subscribeNewAccount(ctx, user.id, [], true);
   return { user, welcomeText: ctx.state.realm.settings.welcome_message_custom_text };
 }
 

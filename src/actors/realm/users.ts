@@ -195,7 +195,13 @@ async function setRole(ctx: RealmContext, input: SetRoleInput): Promise<UserReco
  */
 function peerChanges(state: RealmState, accounts: readonly UserRecord[], joining: boolean): EventSpec[] {
   const byChannel = new Map<number, number[]>();
-  for (const u of accounts) for (const channelId of state.channels.subscriptionsOf(u.id)) byChannel.set(channelId, [...(byChannel.get(channelId) ?? []), u.id]);
+  for (const u of accounts) {
+    for (const channelId of state.channels.subscriptionsOf(u.id)) {
+      const users = byChannel.get(channelId);
+      if (users) users.push(u.id);
+      else byChannel.set(channelId, [u.id]);
+    }
+  }
   return peerEvents(state, joining ? 'peer_add' : 'peer_remove', byChannel, new Set(accounts.map((u) => u.id)));
 }
 
