@@ -3,7 +3,7 @@
 // "channel events" topic, one message a change.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { assertSuccess } from '../helpers/assert.js';
+import { assertError, assertSuccess } from '../helpers/assert.js';
 import { drainEvents } from '../helpers/consistency.js';
 import { castOf, topicLog, type Cast } from '../helpers/messaging.js';
 import { startTestServer, type TestRealm, type TestServer } from '../helpers/server.js';
@@ -106,10 +106,13 @@ t('archiving is told in the archived channel, whichever way it is asked; later c
   assert.equal(heard, [`${mention(admin)} archived this channel.`], 'its subscribers hear of it');
 });
 
-t('unarchiving is told first, then the changes asked with it', async () => {
+t('unarchiving is told first, then the changes asked with it; a refused request unarchives nothing', async () => {
   const { owner } = cast;
   const id = await channelWith('back-board', 'Back');
+  await channelWith('taken-board', 'Taken');
   assertSuccess(await owner.delete(`/api/v1/streams/${id}`));
+  assertError(await owner.patch(`/api/v1/streams/${id}`, { is_archived: false, new_name: 'taken-board' }), "Channel 'taken-board' already exists", 400, 'CHANNEL_ALREADY_EXISTS');
+  assert.is(realm.handle.state.channels.get(id)!.is_archived, true);
   assertSuccess(await owner.patch(`/api/v1/streams/${id}`, { is_archived: false }));
   assertSuccess(await owner.delete(`/api/v1/streams/${id}`));
   assertSuccess(await owner.patch(`/api/v1/streams/${id}`, { is_archived: false, new_name: 'front-board' }));

@@ -187,8 +187,9 @@ async function updateChannel(ctx: RealmContext, input: UpdateChannelInput): Prom
   const actor = actorOf(state, input.actorId);
   const c = channelToAdminister(state, actor, input.channelId);
   if (input.isArchived === true) return archiveChannel(ctx, { actorId: input.actorId, channelId: input.channelId });
-  if (input.isArchived === false && c.is_archived) await unarchiveChannel(ctx, actor, c);
-  const current = state.channels.get(c.id)!;
+  // Unarchived once every other change is checked: a refused request leaves the channel as it was.
+  const unarchiving = input.isArchived === false && c.is_archived;
+  const current = c;
   const patch: store.ChannelPatch = {};
   const changes: Change[] = [];
   let data: RenderData | null = null;
@@ -269,8 +270,9 @@ async function updateChannel(ctx: RealmContext, input: UpdateChannelInput): Prom
   }
   const defaultChanged = isDefault !== state.channels.defaultChannelIds.has(current.id);
   if (defaultChanged && !isAdmin(actor.role)) throw errors.unauthorizedPrincipal();
+  if (unarchiving) await unarchiveChannel(ctx, actor, c);
   if (changes.length === 0 && settingChanges.length === 0 && !defaultChanged) {
-    return current.is_archived === c.is_archived ? null : { before: c, after: current, senders: null };
+    return unarchiving ? { before: c, after: state.channels.get(c.id)!, senders: null } : null;
   }
 
   const before = new Set(metadataAudience(state, current));
