@@ -29,13 +29,18 @@ export interface NewAttachment {
   readonly nowMs: number;
 }
 
-export function insertAttachment(db: CommonQueryMethods, a: NewAttachment): Promise<AttachmentRecord> {
-  return db.one(sql.type(attachmentRow)`
+/** Record an upload, and count its bytes in its organization's (realm_upload_space). */
+export async function insertAttachment(db: CommonQueryMethods, a: NewAttachment): Promise<AttachmentRecord> {
+  const record = await db.one(sql.type(attachmentRow)`
     WITH a AS (
       INSERT INTO attachments (realm_id, owner_id, path_id, file_name, content_type, size, create_time)
       VALUES (${a.realmId}, ${a.ownerId}, ${a.pathId}, ${a.fileName}, ${a.contentType}, ${a.size}, to_timestamp(${a.nowMs / 1000}))
       RETURNING *
     ) SELECT a.id, a.realm_id, a.owner_id, a.path_id, a.file_name, a.content_type, a.size, a.create_time, '{}'::bigint[] AS message_ids FROM a`);
+  await db.query(sql.unsafe`
+    INSERT INTO realm_upload_space (realm_id, bytes) VALUES (${a.realmId}, ${a.size})
+    ON CONFLICT (realm_id) DO UPDATE SET bytes = realm_upload_space.bytes + EXCLUDED.bytes`);
+  return record;
 }
 
 export function attachmentByPath(db: CommonQueryMethods, realmId: number, pathId: string): Promise<AttachmentRecord | null> {
@@ -50,8 +55,11 @@ export function attachmentsOf(db: CommonQueryMethods, ownerId: number): Promise<
   return db.any(sql.type(attachmentRow)`SELECT ${columns} FROM attachments a WHERE a.owner_id = ${ownerId} ORDER BY a.id`);
 }
 
+/** Remove an upload's record (its links go with it), and its bytes from its organization's. */
 export async function deleteAttachment(db: CommonQueryMethods, id: number): Promise<void> {
-  await db.query(sql.unsafe`DELETE FROM attachments WHERE id = ${id}`);
+  await db.query(sql.unsafe`
+    WITH a AS (DELETE FROM attachments WHERE id = ${id} RETURNING realm_id, size)
+    UPDATE realm_upload_space s SET bytes = s.bytes - a.size FROM a WHERE s.realm_id = a.realm_id`);
 }
 
 /**
@@ -82,9 +90,9 @@ export function attachmentsByIds(db: CommonQueryMethods, ids: readonly number[])
 }
 
 /** Bytes uploaded in the organization. */
-export function spaceUsed(db: CommonQueryMethods, realmId: number): Promise<number> {
-  return db.oneFirst(sql.type(z.object({ n: z.number() }))`
-    SELECT coalesce(sum(size), 0)::bigint AS n FROM attachments WHERE realm_id = ${realmId}`);
+export async function spaceUsed(db: CommonQueryMethods, realmId: number): Promise<number> {
+  const bytes = await db.maybeOneFirst(sql.type(z.object({ bytes: z.number() }))`SELECT bytes FROM realm_upload_space WHERE realm_id = ${realmId}`);
+  return bytes ?? 0;
 }
 
 /** The messages referencing a file, with whether the viewer received each. */

@@ -151,6 +151,23 @@ manage('deleting, and detached uploads after an edit', async () => {
   assertError(await member.delete('/api/v1/attachments/999999'), 'Invalid attachment');
 });
 
+manage('upload_space_used counts the bytes of every upload added and not removed', async () => {
+  const { member, admin } = cast;
+  const used = async () => assertSuccess(await member.get('/api/v1/attachments')).upload_space_used as number;
+  const before = await used();
+  const { queue_id } = await registerState(admin, { types: ['attachment'] });
+  const first = await upload(admin, 'seven.txt', 'seven!!');
+  await upload(member, 'three.txt', 'abc');
+  assert.is(await used(), before + 10, 'everyone uploads into the one total');
+  const [added] = await drainEvents(admin, queue_id);
+  assert.is(added!.upload_space_used, before + 7, 'the add event, before the other upload');
+  const id = assertSuccess(await admin.get('/api/v1/attachments')).attachments.find((a: { path_id: string }) => a.path_id === first.pathId).id;
+  assertSuccess(await admin.delete(`/api/v1/attachments/${id}`));
+  assert.is(await used(), before + 3);
+  const [removed] = await drainEvents(admin, queue_id, added!.id);
+  assert.equal([removed!.op, removed!.upload_space_used], ['remove', before + 3]);
+});
+
 manage('the owner hears of every message that starts or stops referencing an upload: sends, forwards, edits, deletes', async () => {
   const { member, owner, admin } = cast;
   const { pathId } = await upload(member, 'shared.txt', 'shared');
