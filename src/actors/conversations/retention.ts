@@ -69,8 +69,9 @@ export class RetentionSweeper {
       let oldest: number | null = null;
       for (;;) {
         const expired = await sentBefore(realm.services.db, realm.id, channelId, beforeMs, listing);
-        // A listing that starts where the last one did deleted nothing (a message moved away
-        // meanwhile is listed where it went, by its own channel's cutoff): on to the next.
+        // A listing that starts where the last one did means the last deleted nothing: that
+        // should not happen (a message moved away meanwhile is no longer listed here, but where
+        // it went), and the sweep moves on rather than spin.
         if (expired.length === 0 || expired[0]!.id === oldest) break;
         oldest = expired[0]!.id;
         listed += expired.length;
