@@ -5,7 +5,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { assertError, assertSuccess } from '../helpers/assert.js';
 import { expectConsistent, registerState } from '../helpers/consistency.js';
-import { castOf, createChannel, deactivate, ROLE_NAMES, sendToChannel, type Cast } from '../helpers/messaging.js';
+import { castOf, createChannel, deactivate, ROLE_NAMES, sendToChannel, topicLog, type Cast } from '../helpers/messaging.js';
 import { startTestServer, type TestRealm, type TestServer, type TestUser } from '../helpers/server.js';
 
 let server: TestServer;
@@ -164,11 +164,7 @@ create('PATCH /users/me/subscriptions subscribes and unsubscribes the caller at 
 create('announce: Notification Bot names new public channels in the announcements channel', async () => {
   const { member, owner } = cast;
   const news = await createChannel(owner, 'announcements', { others: [member] });
-  const announced = async () => {
-    const narrow = [{ operator: 'channel', operand: news }, { operator: 'topic', operand: 'new channels' }];
-    const r = assertSuccess(await member.get('/api/v1/messages', { anchor: 'newest', num_before: 20, num_after: 0, narrow, apply_markdown: false }));
-    return (r.messages as Array<{ content: string; sender_full_name: string }>).map((m) => `${m.sender_full_name}: ${m.content}`);
-  };
+  const announced = () => topicLog(member, news, 'new channels');
   const who = `@_**${realm.handle.state.user(member.id)!.full_name}|${member.id}**`;
   // No announcements channel yet: nothing to announce in.
   assertSuccess(await member.post('/api/v1/users/me/subscriptions', { subscriptions: [{ name: 'ann-early' }], announce: true }));

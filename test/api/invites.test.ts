@@ -12,7 +12,7 @@ import { assertError, assertSuccess } from '../helpers/assert.js';
 import { oneOfEachRole, ROLE_NAMES, type OneOfEachRole, type RoleName } from '../helpers/roles.js';
 import { systemGroup } from '../helpers/groups.js';
 import { drainEvents, expectConsistent } from '../helpers/consistency.js';
-import { topicLog } from '../helpers/messaging.js';
+import { topicLog, welcomeMessagesTo } from '../helpers/messaging.js';
 import { startTestServer, type TestRealm, type TestServer, type TestUser } from '../helpers/server.js';
 
 const clock = new ManualClock(Date.now());
@@ -277,12 +277,7 @@ signup('the link opens a form; signing up creates the account with the invited r
 });
 
 signup('Welcome Bot sends the invitation’s text, or the organization’s; empty means no message', async () => {
-  const welcomeOf = async (email: string) => {
-    const user = realm.handle.state.userByDeliveryEmail(email)!;
-    return server.db.pool.anyFirst(sql.type(z.object({ content: z.string() }))`
-      SELECT m.content FROM messages m JOIN user_messages um ON um.message_id = m.id JOIN users s ON s.id = m.sender_id
-      WHERE um.user_id = ${user.id} AND s.full_name = 'Welcome Bot' ORDER BY m.id`);
-  };
+  const welcomeOf = (email: string) => welcomeMessagesTo(server, realm.handle.state.userByDeliveryEmail(email)!.id);
   const signUp = async (link: string, email: string) =>
     assert.is((await page(link, 'POST', { email, full_name: email.split('@')[0]!, password: 'welcome1' })).status, 200);
   await signUp(assertSuccess(await invite(cast.admin, { welcome_message_custom_text: 'Hello from **us**!' })).invite_link, 'greeted@example.com');

@@ -1,13 +1,11 @@
 // Users: GET /users, /users/{id|email}, /users/me; administrators updating accounts (endpoints 2
 // and 7: roles and the owner rules, names, new_email); creation; deactivation and reactivation.
-import { sql } from 'slonik';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { z } from 'zod';
 import { Role } from '../../src/domain/roles.js';
 import { assertError, assertSuccess } from '../helpers/assert.js';
 import { expectConsistent } from '../helpers/consistency.js';
-import { createChannel, topicLog } from '../helpers/messaging.js';
+import { createChannel, topicLog, welcomeMessagesTo } from '../helpers/messaging.js';
 import { everyRole, type EveryRole } from '../helpers/people.js';
 import { startTestServer, type TestRealm, type TestServer, type TestUser } from '../helpers/server.js';
 
@@ -322,10 +320,7 @@ lifecycle('POST /users makes a member of the default channels, welcomed by Welco
     assert.is(lr.handle.state.user(id)!.role, Role.member);
     assert.equal([...lr.handle.state.channels.subscriptionsOf(id)], [lobby], 'and in no other');
     assert.equal(await topicLog(owner, signups, 'signups'), [`Notification Bot: @_**Jo Joiner|${id}** joined this organization.`]);
-    const welcome = await server.db.pool.anyFirst(sql.type(z.object({ content: z.string() }))`
-      SELECT m.content FROM messages m JOIN user_messages um ON um.message_id = m.id JOIN users s ON s.id = m.sender_id
-      WHERE um.user_id = ${id} AND s.full_name = 'Welcome Bot'`);
-    assert.equal(welcome, ['Welcome to **us**.']);
+    assert.equal(await welcomeMessagesTo(server, id), ['Welcome to **us**.']);
   } finally {
     await lr.updateSettings({ signup_announcements_stream_id: -1, welcome_message_custom_text: '' });
   }

@@ -1,7 +1,9 @@
 // Helpers for channel and message tests: one user per role, channel creation, sending.
 import { oneOfEachRole, ROLE_NAMES, type OneOfEachRole, type RoleName } from './roles.js';
 import { assertSuccess } from './assert.js';
-import type { Params, TestRealm, TestUser } from './server.js';
+import { sql } from 'slonik';
+import { z } from 'zod';
+import type { Params, TestRealm, TestServer, TestUser } from './server.js';
 
 export type Cast = OneOfEachRole;
 export { ROLE_NAMES, type RoleName };
@@ -41,4 +43,11 @@ export async function topicLog(viewer: TestUser, channelId: number, topic: strin
   const narrow = [{ operator: 'channel', operand: channelId }, { operator: 'topic', operand: topic }];
   const r = assertSuccess(await viewer.get('/api/v1/messages', { anchor: 'newest', num_before: 100, num_after: 0, narrow, apply_markdown: false }));
   return (r.messages as Array<{ content: string; sender_full_name: string }>).map((m) => `${m.sender_full_name}: ${m.content}`);
+}
+
+/** The contents of Welcome Bot's messages to a user, oldest first (read in the database: only the user may read them). */
+export function welcomeMessagesTo(server: TestServer, userId: number): Promise<readonly string[]> {
+  return server.db.pool.anyFirst(sql.type(z.object({ content: z.string() }))`
+    SELECT m.content FROM messages m JOIN user_messages um ON um.message_id = m.id JOIN users s ON s.id = m.sender_id
+    WHERE um.user_id = ${userId} AND s.full_name = 'Welcome Bot' ORDER BY m.id`);
 }

@@ -35,6 +35,9 @@ export function quoteBlock(text: string): string {
   return `${fence}quote\n${text}\n${fence}`;
 }
 
+/** "a", "a and b", "a, b and c". */
+const listWords = (items: readonly string[]) => (items.length <= 1 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} and ${items.at(-1)}`);
+
 type AutomatedOptions = { readFor?: number; kind?: number; idempotencyKey?: string };
 
 /** Notification Bot's message to a channel's topic. */
@@ -142,6 +145,24 @@ export async function noticeMove(realm: RealmHandle, n: MoveNotice): Promise<voi
   }
 }
 
+/**
+ * Send a notice about something already done: a failure is logged (with `context`), not thrown,
+ * since what it tells of stands either way.
+ */
+async function noticeOrLog(realm: RealmHandle, send: () => Promise<unknown>, failure: string, context: Record<string, unknown>): Promise<void> {
+  try {
+    await send();
+  } catch (err) {
+    realm.services.log.warn({ err, ...context }, failure);
+  }
+}
+
+/** The channel an organization setting names for announcements, unless there is none or it is archived. */
+function announcementChannel(state: RealmState, channelId: number): ChannelRecord | null {
+  const c = state.channels.get(channelId);
+  return c && !c.is_archived ? c : null;
+}
+
 /** Where new channels are announced, in the organization's announcements channel. */
 export const NEW_CHANNELS_TOPIC = 'new channels';
 
@@ -152,19 +173,11 @@ export const NEW_CHANNELS_TOPIC = 'new channels';
  */
 export async function announceNewChannels(realm: RealmHandle, creator: UserRecord, channelIds: readonly number[]): Promise<void> {
   const state = realm.state;
-  const target = state.channels.get(state.realm.settings.new_stream_announcements_stream_id);
+  const target = announcementChannel(state, state.realm.settings.new_stream_announcements_stream_id);
   const named = channelIds.map((id) => state.channels.get(id)).filter((c) => c !== undefined && !c.invite_only);
-  if (!target || target.is_archived || named.length === 0) return;
-  const links = named.map((c) => `#**${c!.name}**`);
-  const text =
-    links.length === 1
-      ? `${silentMention(creator)} created the channel ${links[0]}.`
-      : `${silentMention(creator)} created the channels ${links.slice(0, -1).join(', ')} and ${links.at(-1)}.`;
-  try {
-    await sendNotice(realm, target.id, NEW_CHANNELS_TOPIC, text);
-  } catch (err) {
-    realm.services.log.warn({ err, channels: channelIds }, 'announcing new channels failed');
-  }
+  if (!target || named.length === 0) return;
+  const text = `${silentMention(creator)} created the channel${named.length === 1 ? '' : 's'} ${listWords(named.map((c) => `#**${c!.name}**`))}.`;
+  await noticeOrLog(realm, () => sendNotice(realm, target.id, NEW_CHANNELS_TOPIC, text), 'announcing new channels failed', { channels: channelIds });
 }
 
 /** Where new members are announced, in the organization's sign-up announcements channel. */
@@ -177,13 +190,10 @@ export const SIGNUPS_TOPIC = 'signups';
  */
 export async function announceNewMember(realm: RealmHandle, user: UserRecord): Promise<void> {
   const state = realm.state;
-  const target = state.channels.get(state.realm.settings.signup_announcements_stream_id);
-  if (!target || target.is_archived) return;
-  try {
-    await sendNotice(realm, target.id, SIGNUPS_TOPIC, `${silentMention(user)} joined this organization.`);
-  } catch (err) {
-    realm.services.log.warn({ err, user: user.id }, 'announcing a new member failed');
-  }
+  const target = announcementChannel(state, state.realm.settings.signup_announcements_stream_id);
+  if (!target) return;
+  const text = `${silentMention(user)} joined this organization.`;
+  await noticeOrLog(realm, () => sendNotice(realm, target.id, SIGNUPS_TOPIC, text), 'announcing a new member failed', { user: user.id });
 }
 
 /** Where Notification Bot tells a channel's subscribers what changed in the channel itself. */
@@ -217,9 +227,6 @@ const SYSTEM_GROUP_WORDS: Readonly<Record<SystemGroupName, string>> = {
   'role:owners': 'owners',
   'role:nobody': 'nobody',
 };
-
-/** "a", "a and b", "a, b and c". */
-const listWords = (items: readonly string[]) => (items.length <= 1 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} and ${items.at(-1)}`);
 
 /** A group in words: a system group by its role, a user group by a silent mention. */
 function groupWords(state: RealmState, groupId: number): string {
@@ -267,11 +274,7 @@ export function channelChangeNotices(state: RealmState, actor: UserRecord, { bef
 export async function tellChannelChanges(realm: RealmHandle, actor: UserRecord, change: ChannelChange): Promise<void> {
   const channel = change.after;
   for (const text of channelChangeNotices(realm.state, actor, change)) {
-    try {
-      await sendNotice(realm, channel.id, CHANNEL_EVENTS_TOPIC, text);
-    } catch (err) {
-      realm.services.log.warn({ err, channel: channel.id }, 'telling a channel of its change failed');
-    }
+    await noticeOrLog(realm, () => sendNotice(realm, channel.id, CHANNEL_EVENTS_TOPIC, text), 'telling a channel of its change failed', { channel: channel.id });
   }
 }
 
@@ -304,11 +307,7 @@ export async function tellNewSubscribers(
       links.length === 1
         ? `${silentMention(actor)} subscribed you to the channel ${links[0]}.`
         : `${silentMention(actor)} subscribed you to these channels:\n${links.map((l) => `* ${l}`).join('\n')}`;
-    try {
-      await noticeToUser(realm, userId, text);
-    } catch (err) {
-      realm.services.log.warn({ err, user: userId }, 'telling a user of new subscriptions failed');
-    }
+    await noticeOrLog(realm, () => noticeToUser(realm, userId, text), 'telling a user of new subscriptions failed', { user: userId });
   }
   return true;
 }
